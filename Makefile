@@ -1,0 +1,113 @@
+# The one entry point of the workbench. Each step is a script in scripts/;
+# this file only composes them. See README.md.
+#
+#   make            build the patched 6.12 kernel, boot it on QEMU NVMe,
+#                   run the block kselftests (and KUnit at boot)
+#   make test       everything that must hold (host checks, patched run,
+#                   baseline run that must fail the shape tests)
+#   make shell      the same guest, interactive
+#   make series     regenerate patches/ from the build/linux-patched branch
+#   make clean      remove build/
+#
+# KERNEL_TREE=/path/to/linux uses your own 6.12 git tree (its HEAD is the
+# base) instead of Debian's linux-source-6.12. ACCEL=kvm opts in to KVM.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := all
+
+B        := $(abspath build)
+BASE     := $(B)/linux-base
+PATCHED  := $(B)/linux-patched
+KERNEL_TREE ?=
+S        := scripts
+
+export CCACHE_DIR ?= $(B)/ccache
+
+BZ_BASE    := $(BASE)/obj/arch/x86/boot/bzImage
+BZ_PATCHED := $(PATCHED)/obj/arch/x86/boot/bzImage
+INITRAMFS  := $(B)/initramfs.cpio
+KSFT       := $(B)/kselftest
+T          := $(B)/test
+GUEST_CMD  := ./run_kselftest.sh -c block
+
+# Config fragments: the workbench's, plus every kselftest config and
+# .kunitconfig the series adds (read from the patched tree).
+fragments = config/qemu.config $(shell git -C $(PATCHED) diff --name-only \
+	--diff-filter=A $$(cat $(B)/base-commit) HEAD -- \
+	'tools/testing/selftests/*/config' '*.kunitconfig' 2>/dev/null | \
+	sed 's|^|$(PATCHED)/|')
+
+.PHONY: all test shell series clean deps trees apply kernels \
+	kernel-patched kernel-base selftests initramfs run-patched \
+	run-baseline host-checks
+
+all: run-patched
+	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
+
+deps:
+	@$(S)/deps.sh
+
+trees: deps
+	@$(S)/kernel-tree.sh $(B) $(KERNEL_TREE)
+
+apply: trees
+	@$(S)/apply-series.sh $(PATCHED) $$(cat $(B)/base-commit) patches
+
+kernel-patched: apply
+	@$(S)/kconfig.sh $(PATCHED) $(PATCHED)/obj $(fragments)
+	@$(S)/build-kernel.sh $(PATCHED) $(PATCHED)/obj
+
+# The baseline gets the same fragments; symbols only the series defines
+# (its KUnit test) are left out there.
+kernel-base: apply
+	@UNKNOWN_OK=1 $(S)/kconfig.sh $(BASE) $(BASE)/obj $(fragments)
+	@$(S)/build-kernel.sh $(BASE) $(BASE)/obj
+
+kernels: kernel-patched kernel-base
+
+selftests: apply
+	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj $(KSFT) block
+
+initramfs: selftests
+	@$(S)/initramfs.sh $(KSFT) $(INITRAMFS)
+
+run-patched: kernel-patched initramfs
+	@mkdir -p $(T)
+	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(T)/patched '$(GUEST_CMD)' || \
+		echo "not ok - boot of the patched kernel (see above)" >>$(T)/patched/output.log
+	@grep -av '^WB-EXIT=' $(T)/patched/output.log >$(T)/patched.tap || true
+
+# On the unpatched kernel the shape tests must fail: that is the proof that
+# they discriminate. Its own results are not counted, only that proof.
+run-baseline: kernel-base initramfs
+	@mkdir -p $(T)
+	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(BZ_BASE) $(INITRAMFS) $(T)/baseline '$(GUEST_CMD)' || \
+		echo "not ok - boot of the baseline kernel (see above)" >>$(T)/baseline/output.log
+	@$(S)/baseline-proof.sh config/baseline-must-fail $(T)/baseline/output.log >$(T)/baseline-proof.tap
+
+host-checks: apply
+	@mkdir -p $(T) && rm -f $(T)/host.tap
+	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
+		shellcheck $(S)/*.sh guest/init .ci/run
+	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
+		$(S)/selftest-tools.sh
+	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
+		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit)
+	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
+		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) patches
+
+test: host-checks run-patched run-baseline
+	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
+		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
+	@$(S)/tap-summary.sh host=$(T)/host.tap patched=$(T)/patched.tap \
+		kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap
+
+shell: kernel-patched initramfs
+	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
+
+series: trees
+	@$(S)/export-series.sh $(PATCHED) $$(cat $(B)/base-commit) patches
+
+clean:
+	rm -rf $(B)

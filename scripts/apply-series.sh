@@ -1,0 +1,42 @@
+#!/bin/bash
+# Usage: scripts/apply-series.sh TREE BASE PATCHDIR
+# Resets TREE (the blk-series worktree) to the BASE commit and applies the
+# patches listed in PATCHDIR/series with git am, in order. Does nothing if
+# the same patches are applied already. A patch that does not apply stops
+# the run, naming the patch and quoting git am. Each patch's changelog
+# (between "---" and the diffstat) is kept as a git note on its commit.
+set -euo pipefail
+
+tree=$1 base=$2 dir=$3
+series=$dir/series
+[ -f "$series" ] || { echo "apply-series: $series missing" >&2; exit 1; }
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$series")
+stamp=$(cd "$dir" && cat series "${patches[@]}" 2>/dev/null | sha1sum | cut -d' ' -f1)
+stampfile=$(git -C "$tree" rev-parse --git-dir)/wb-series-applied
+if [ "$(cat "$stampfile" 2>/dev/null)" = "$stamp $(git -C "$tree" rev-parse HEAD)" ]; then
+	echo "apply-series: ${#patches[@]} patches already applied on $tree"
+	exit 0
+fi
+
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+git -C "$tree" checkout -q -B blk-series "$base"
+for p in "${patches[@]}"; do
+	[ -f "$dir/$p" ] || { echo "apply-series: $series lists $p, which is not in $dir" >&2; exit 1; }
+	if ! out=$(git -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		echo "apply-series: patch $p does not apply to $(git -C "$tree" log -1 --format='%h %s' "$base"):" >&2
+		printf '  | %s\n' "${out//$'\n'/$'\n'  | }" >&2
+		exit 1
+	fi
+	# git am drops the changelog below "---": keep it as a git note so
+	# that scripts/export-series.sh writes it back (format-patch --notes).
+	changelog=$(awk '/^---$/ { inlog = 1; next }
+		inlog && (/^ .*\| +[0-9]+ [-+]*$/ || /^ [0-9]+ files? changed/ || /^diff --git/) { exit }
+		inlog && /^Notes:$/ { next }
+		inlog { sub(/^    /, ""); print }' "$dir/$p")
+	if [ -n "$(tr -d '[:space:]' <<<"$changelog")" ]; then
+		git -C "$tree" notes add -f -m "$changelog" HEAD
+	fi
+done
+echo "$stamp $(git -C "$tree" rev-parse HEAD)" >"$stampfile"
+echo "apply-series: applied ${#patches[@]} patches: $(git -C "$tree" log -1 --format='%h %s')"

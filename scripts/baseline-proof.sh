@@ -1,0 +1,33 @@
+#!/bin/bash
+# Usage: scripts/baseline-proof.sh PATTERNS BASELINE_TAP
+# Each line of PATTERNS (an extended regex; # comments) names a shape test
+# by its TAP description. On the unpatched kernel each must have run and
+# failed: that proves the test sees the behaviour the series adds. Prints
+# TAP: "ok" for each such test that failed on the baseline, "not ok" for
+# one that passed there (it does not discriminate) or never ran.
+set -euo pipefail
+
+patterns=$1 tap=$2
+mapfile -t res < <(grep -aE '^(# )*(not )?ok [0-9]+' "$tap" | sed -E 's/^(# )*//' || true)
+n=0
+echo "TAP version 13"
+while IFS= read -r pat; do
+	case $pat in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	hits=0 passed=0 last=
+	for r in "${res[@]}"; do
+		desc=$(sed -E 's/^(not )?ok [0-9]+ (- )?//' <<<"$r")
+		grep -qE -- "$pat" <<<"$desc" || continue
+		hits=$((hits + 1)); last=$desc
+		# A skip proves nothing either: only a real failure counts.
+		[[ $r == "not ok"* && $desc != *"# SKIP"* ]] || passed=$((passed + 1))
+	done
+	if [ $hits -eq 0 ]; then
+		echo "not ok $n baseline: no result matches /$pat/: the shape test did not run"
+	elif [ $passed -gt 0 ]; then
+		echo "not ok $n baseline: /$pat/ passed or skipped $passed of $hits times on the unpatched kernel: it does not discriminate"
+	else
+		echo "ok $n baseline fails as it must: $last"
+	fi
+done <"$patterns"
+echo "1..$n"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Usage: scripts/boot.sh BZIMAGE INITRAMFS RUNDIR [COMMAND]
+# Boots BZIMAGE under QEMU (TCG; ACCEL=kvm to opt in) with 2 vCPUs, 2 GiB
+# and the NVMe namespaces of config/nvme.topology, backed by fresh sparse
+# files in RUNDIR. COMMAND runs in the guest (see guest/init); its output
+# is written to RUNDIR/output.log, the serial console to RUNDIR/console.log.
+# Without COMMAND the console is interactive (make shell).
+# Fails if the guest panics, hangs past TIMEOUT seconds (default 1800), or
+# COMMAND fails; the console log is scanned by scripts/scan-console.sh.
+set -euo pipefail
+
+kernel=$1 initrd=$2 rundir=$3 cmd=${4:-}
+here=$(dirname "$0")
+timeout=${TIMEOUT:-1800}
+accel=${ACCEL:-tcg}
+mkdir -p "$rundir"
+rm -f "$rundir"/*.img "$rundir/console.log" "$rundir/output.log"
+
+drives=()
+i=0
+while read -r name size lbs opts; do
+	case $name in ''|'#'*) continue ;; esac
+	truncate -s "$size" "$rundir/$name.img"
+	drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe"
+		 -device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
+	i=$((i + 1))
+done < "${TOPOLOGY:-$here/../config/nvme.topology}"
+
+append="console=ttyS0 panic=-1 oops=panic loglevel=6 ${APPEND:-}"
+qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G -no-reboot
+      -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
+      "${drives[@]}")
+
+if [ -z "$cmd" ]; then
+	exec "${qemu[@]}" -serial mon:stdio -serial "file:$rundir/output.log" -append "$append"
+fi
+
+append="$append wb.cmd=$(printf '%s' "$cmd" | base64 -w0)"
+echo "boot: $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") in $rundir: $cmd"
+start=$(date +%s)
+rc=0
+timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \
+	-serial "file:$rundir/output.log" -monitor none -append "$append" \
+	>"$rundir/qemu.log" 2>&1 || rc=$?
+took=$(( $(date +%s) - start ))
+
+fail=0
+if [ $rc -eq 124 ]; then
+	echo "boot: guest hung: no power-off within ${timeout}s (TIMEOUT=); last console lines:" >&2
+	tail -n 15 "$rundir/console.log" | sed 's/^/  | /' >&2
+	fail=1
+elif [ $rc -ne 0 ]; then
+	echo "boot: qemu exited with $rc: $(tail -n 3 "$rundir/qemu.log")" >&2
+	fail=1
+fi
+"$here/scan-console.sh" "$rundir/console.log" || fail=1
+status=$(grep -a -o 'WB-EXIT=[0-9]*' "$rundir/output.log" | tail -n 1 | cut -d= -f2 || true)
+if [ -z "$status" ]; then
+	[ $fail -eq 1 ] || echo "boot: the guest command did not finish (no WB-EXIT in output.log)" >&2
+	fail=1
+elif [ "$status" -ne 0 ] && [ -z "${ALLOW_CMD_FAIL:-}" ]; then
+	echo "boot: guest command exited with $status" >&2
+	fail=1
+fi
+echo "boot: done in ${took}s (guest exit ${status:-none})"
+exit $fail

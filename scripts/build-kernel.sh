@@ -1,0 +1,19 @@
+#!/bin/bash
+# Usage: scripts/build-kernel.sh TREE OBJ
+# Builds OBJ/arch/x86/boot/bzImage from TREE (configured by scripts/kconfig.sh)
+# with ccache. OBJ should be a direct subdirectory of TREE: kbuild then uses
+# relative source paths, and ccache hits across the base and patched trees.
+set -euo pipefail
+
+tree=$(realpath "$1") obj=$(realpath -m "$2")
+export CCACHE_NOHASHDIR=1 CCACHE_DIR=${CCACHE_DIR:-$(dirname "$tree")/ccache}
+log=$obj/build.log
+echo "build: $tree -> $obj/arch/x86/boot/bzImage"
+start=$(date +%s)
+if ! make -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$(( $(nproc) + 1 ))" \
+	bzImage >"$log" 2>&1; then
+	grep -E 'error|Error' "$log" | head -20 >&2
+	echo "build: FAILED for $tree, full log: $log" >&2
+	exit 1
+fi
+echo "build: $(cat "$obj/include/config/kernel.release") done in $(( $(date +%s) - start ))s ($(ccache -s 2>/dev/null | grep -E "Hits:" | head -1 | tr -s " ")"

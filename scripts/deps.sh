@@ -1,0 +1,28 @@
+#!/bin/bash
+# Usage: scripts/deps.sh
+# Installs the Debian packages the workbench uses, if any is missing.
+# Takes nothing, produces nothing but installed packages; apt-get only.
+set -euo pipefail
+
+pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
+      flex bison bc libelf-dev libssl-dev ccache quilt cpio xz-utils
+      rsync python3 trace-cmd blktrace gnuplot-nox sparse git-email
+      python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+start=$(date +%s)
+export DEBIAN_FRONTEND=noninteractive
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done in $(( $(date +%s) - start ))s"

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Usage: scripts/export-series.sh TREE BASE PATCHDIR
+# The one way to regenerate the series: writes the commits BASE..HEAD of
+# TREE into PATCHDIR with git format-patch (numbered, changelogs from git
+# notes below "---"), rewrites PATCHDIR/series, and copies every file the
+# series adds to its kernel path in this repository (block/, tools/,
+# Documentation/). PATCHDIR/0000-cover-letter.patch is kept as it is.
+set -euo pipefail
+
+tree=$1 base=$2 dir=$3
+repo=$(realpath "$(dirname "$0")/..")
+n=$(git -C "$tree" rev-list --count "$base..HEAD")
+[ "$n" -gt 0 ] || { echo "export-series: no commits on $tree since $base" >&2; exit 1; }
+find "$dir" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
+git -C "$tree" format-patch -q --notes --numbered --zero-commit \
+	--no-signature -o "$(realpath "$dir")" "$base..HEAD"
+find "$dir" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
+	-printf '%f\n' | sort >"$dir/series"
+
+git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; do
+	mkdir -p "$repo/$(dirname "$f")"
+	cp "$tree/$f" "$repo/$f"
+done
+echo "export-series: $n patches in $dir, added files copied to $repo"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Usage: scripts/initramfs.sh KSELFTEST_DIR OUT.cpio
+# Packs the guest userland into an uncompressed initramfs: busybox-static,
+# guest/init, fio and the host programs the tests use with their shared
+# libraries (as ldd lists them), and the installed kselftests
+# (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
+set -euo pipefail
+
+ksft=$1 out=$2
+here=$(dirname "$0")/..
+root=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root}
+cp /bin/busybox "$root/bin/busybox"
+for applet in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+install -m 755 "$here/guest/init" "$root/init"
+
+progs=(fio)
+for p in "${progs[@]}"; do
+	path=$(command -v "$p") || { echo "initramfs: $p not installed" >&2; exit 1; }
+	rm -f "$root/bin/$p"
+	cp "$path" "$root/usr/bin/$p"
+	ldd "$path" | grep -oE '/[^ ]+' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+# Libraries the kselftests link against, so they need no static libc.
+while read -r elf; do
+	ldd "$elf" 2>/dev/null | grep -oE '/[^ ]+' | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done < <(find "$ksft" -type f -perm -u+x -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
+cp -a "$ksft" "$root/kselftest"
+
+(cd "$root" && find . | cpio -o -H newc --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "initramfs: $out ($(du -h "$out" | cut -f1))"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Usage: scripts/kconfig.sh TREE OBJ FRAGMENT...
+# Writes OBJ/.config for TREE: tinyconfig, merged with each FRAGMENT by the
+# tree's own scripts/kconfig/merge_config.sh, then olddefconfig. Fails
+# naming every requested option that olddefconfig dropped or changed (the
+# model is kunit.py's validate_config). With UNKNOWN_OK=1, options whose
+# symbol this TREE does not define (the series adds them) are only listed.
+set -euo pipefail
+
+tree=$(realpath "$1") obj=$(realpath -m "$2"); shift 2
+mkdir -p "$obj"
+kmake() { make -s -C "$tree" O="$obj" ARCH=x86_64 "$@"; }
+
+kmake tinyconfig >/dev/null
+"$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+	"$obj/.config" "$@" >"$obj/merge_config.log"
+kmake olddefconfig >/dev/null
+
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
+	"# CONFIG_"*" is not set") sym=${line#"# "}; sym=${sym%% *}; want=n ;;
+	*) continue ;;
+	esac
+	got=$(grep -E "^$sym=" "$obj/.config" | cut -d= -f2- || true)
+	[ -n "$got" ] || got=n
+	[ "$got" = "$want" ] && continue
+	name=${sym#CONFIG_}
+	if ! grep -rqE --include='Kconfig*' "^(menu)?config $name\$" "$tree"; then
+		if [ "${UNKNOWN_OK:-0}" = 1 ]; then
+			echo "kconfig: $sym: not defined in $tree (added by the series), left out"
+			continue
+		fi
+		echo "kconfig: $sym=$want: no such symbol in $tree" >&2
+	else
+		echo "kconfig: $sym=$want was dropped by olddefconfig (now: $got); check its dependencies" >&2
+	fi
+	bad=1
+done < <(cat "$@")
+[ $bad -eq 0 ] || { echo "kconfig: $obj/.config lacks requested options (see above)" >&2; exit 1; }
+echo "kconfig: $obj/.config has every option of: $*"

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Usage: scripts/selftest-tools.sh
+# Tests the workbench's own tools without a kernel, on the recorded logs in
+# scripts/testdata/ (as kunit_tool_test.py does for kunit.py): the console
+# scanner must pass a clean log and fail an Oops, a WARNING, a hung task and
+# a cut-off log; the TAP summary must count nested kselftest and KTAP
+# results; the baseline proof must accept failures and reject passes.
+set -euo pipefail
+
+here=$(dirname "$0")
+data=$here/testdata
+fail=0
+check() { # description, expected exit (0 or 1), command...
+	local what=$1 want=$2 got=0; shift 2
+	"$@" >/tmp/selftest-tools.$$ 2>&1 || got=1
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $what (exit $got, want $want):"; sed 's/^/  | /' /tmp/selftest-tools.$$
+		fail=1
+	else
+		echo "ok: $what"
+	fi
+}
+expect_line() { # description, expected line, command...
+	local what=$1 want=$2 out; shift 2
+	out=$("$@" 2>&1 || true)
+	if grep -qxF -- "$want" <<<"$out"; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what: no line '$want' in:"; printf '  | %s\n' "${out//$'\n'/$'\n'  | }"
+		fail=1
+	fi
+}
+
+check "clean console passes" 0 "$here/scan-console.sh" "$data/console-clean.log"
+check "Oops fails" 1 "$here/scan-console.sh" "$data/console-oops.log"
+check "WARNING fails" 1 "$here/scan-console.sh" "$data/console-warning.log"
+check "hung task fails" 1 "$here/scan-console.sh" "$data/console-hung.log"
+check "cut-off console fails" 1 "$here/scan-console.sh" "$data/console-cutoff.log"
+check "missing console fails" 1 "$here/scan-console.sh" "$data/no-such.log"
+expect_line "Oops excerpt names the faulting function" \
+	"  | [   12.443801] RIP: 0010:mm_get_huge_zero_folio+0x5/0x90" \
+	"$here/scan-console.sh" "$data/console-oops.log"
+
+expect_line "kselftest TAP: leaves counted, timeout counted" \
+	"2 passed, 2 failed, 1 skipped" "$here/tap-summary.sh" "k=$data/kselftest.tap"
+expect_line "KTAP from the console: leaves counted" \
+	"1 passed, 1 failed, 0 skipped" "$here/tap-summary.sh" "u=$data/ktap-console.log"
+check "summary fails on failures" 1 "$here/tap-summary.sh" "k=$data/kselftest.tap"
+check "summary fails on missing TAP" 1 "$here/tap-summary.sh" "k=$data/no-such.tap"
+check "summary fails on a log with no result" 1 "$here/tap-summary.sh" "c=$data/console-clean.log"
+echo "ok 1 x" >/tmp/selftest-tools.$$.tap
+check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=/tmp/selftest-tools.$$.tap"
+rm -f /tmp/selftest-tools.$$.tap
+
+expect_line "baseline proof: a failed shape test is the proof" \
+	"ok 1 baseline fails as it must: zeroout 1GiB on nvme0n1: 1024 bios/GiB (want <= 4)" \
+	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest.tap"
+expect_line "baseline proof: a shape test passing on the baseline is caught" \
+	"not ok 2 baseline: /^dio 64MiB read on/ passed or skipped 1 of 1 times on the unpatched kernel: it does not discriminate" \
+	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest.tap"
+rm -f /tmp/selftest-tools.$$
+exit $fail
