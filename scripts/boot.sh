@@ -26,7 +26,7 @@ while read -r name size lbs opts; do
 	i=$((i + 1))
 done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 
-append="console=ttyS0 panic=-1 oops=panic loglevel=6 ${APPEND:-}"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")

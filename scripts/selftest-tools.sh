@@ -45,6 +45,9 @@ expect_line "kselftest TAP: leaves counted, timeout counted" \
 	"2 passed, 2 failed, 1 skipped" "$here/tap-summary.sh" "k=$data/kselftest.tap"
 expect_line "KTAP from the console: leaves counted" \
 	"1 passed, 1 failed, 0 skipped" "$here/tap-summary.sh" "u=$data/ktap-console.log"
+expect_line "a run that stopped before its plan fails" \
+	"FAIL  k: plan 1..3 but only 2 results: the run stopped early" \
+	"$here/tap-summary.sh" "k=$data/kselftest-cut.tap"
 check "summary fails on failures" 1 "$here/tap-summary.sh" "k=$data/kselftest.tap"
 check "summary fails on missing TAP" 1 "$here/tap-summary.sh" "k=$data/no-such.tap"
 check "summary fails on a log with no result" 1 "$here/tap-summary.sh" "c=$data/console-clean.log"

@@ -32,8 +32,10 @@ for arg in "$@"; do
 		sub(/\r$/, "")
 		sub(/^\[ *[0-9]+\.[0-9]+\] /, "")	# printk time of KTAP on the console
 		d = depth_of($0)
+		if (d == 0 && rest ~ /^1\.\.[0-9]+/) { plan = substr(rest, 4) + 0; next }
 		if (rest !~ /^(not )?ok [0-9]+/)
 			next
+		if (d == 0) top++
 		ok = (rest !~ /^not /)
 		desc = rest
 		sub(/^(not )?ok [0-9]+ *(- )?/, "", desc)
@@ -50,7 +52,10 @@ for arg in "$@"; do
 		else { print "FAIL  " label ": " desc; print "RESULT fail" }
 		n++
 	}
-	END { if (!n) { print "FAIL  " label ": no test result in the TAP output"; print "RESULT fail" } }
+	END {
+		if (!n) { print "FAIL  " label ": no test result in the TAP output"; print "RESULT fail" }
+		else if (plan && top < plan) { print "FAIL  " label ": plan 1.." plan " but only " top " results: the run stopped early"; print "RESULT fail" }
+	}
 	' "$file"
 done | {
 	pass=0 fail=0 skip=0

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Usage (in the guest): sh /bench/bench.sh ZERO_MIB FIO_MIB [CASE...]
+# The guest side of scripts/bench-run.sh (busybox sh). Finds the NVMe
+# namespaces of config/bench.topology by controller serial (wb-NAME),
+# runs each CASE (default: all) twice, first timed without tracing, then
+# with the block_bio_queue and block_rq_issue tracepoints on for that
+# device only, and prints one line per run:
+#   BENCH case=C kind=zero|fio dev=D bytes=N secs=S wall=W cpu=C
+#   TRACE case=C bios=N rqs=N hist=SECTORS:COUNT,... lost=N
+# secs: the time of the I/O itself (fio's runtime, or the wall time of
+# blkdiscard -z); wall: the whole command; cpu: busy vCPU seconds of the
+# guest (/proc/stat, both vCPUs) over the run. Data on the devices is
+# destroyed. Exits non-zero if a case failed (the others still run).
+set -u
+zero_mib=$1 fio_mib=$2
+shift 2
+T=/sys/kernel/tracing
+all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 randread64k-msk32 read64k-msk32"
+cases=${*:-$all}
+status=0
+
+# The block device of the controller whose serial is wb-$1.
+dev_of() {
+	for d in /sys/block/nvme*n*; do
+		s=$(tr -d ' ' <"$d/device/serial" 2>/dev/null)
+		[ "$s" = "wb-$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+uptime_cs() { awk '{ split($1, a, "."); print a[1] * 100 + a[2] }' /proc/uptime; }
+# Busy jiffies (USER_HZ) of all CPUs: user nice system irq softirq steal.
+busy_jiffies() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
+trace_on() { # dev
+	t=$(cat "/sys/block/$1/dev")
+	devt=$(( (${t%:*} << 20) | ${t#*:} ))
+	echo 0 >$T/tracing_on
+	echo 32768 >$T/buffer_size_kb
+	: >$T/trace
+	for e in block_bio_queue block_rq_issue; do
+		echo "dev == $devt" >$T/events/block/$e/filter
+		echo 1 >$T/events/block/$e/enable
+	done
+	echo 1 >$T/tracing_on
+}
+
+trace_off() { # case
+	echo 0 >$T/tracing_on
+	for e in block_bio_queue block_rq_issue; do
+		echo 0 >$T/events/block/$e/enable
+		echo 0 >$T/events/block/$e/filter
+	done
+	lost=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	# "... block_rq_issue: 259,0 R 131072 () 0 + 256 ..." and
+	# "... block_bio_queue: 259,0 R 0 + 256 [comm]": the field after "+".
+	awk -v c="$1" -v lost="$lost" '
+	/block_bio_queue:|block_rq_issue:/ {
+		for (i = 1; i < NF; i++) if ($i == "+") break
+		n = $(i + 1) + 0
+		if (n == 0) next
+		if (/block_bio_queue:/) bios++
+		else { rqs++; h[n]++ }
+	}
+	END {
+		s = ""
+		for (k in h) s = s (s == "" ? "" : ",") k ":" h[k]
+		printf "TRACE case=%s bios=%d rqs=%d hist=%s lost=%d\n", c, bios, rqs, s, lost
+	}' $T/trace
+	: >$T/trace
+}
+
+# run_case CASE TRACED: sets dev, kind, bytes and runs the I/O.
+run_case() {
+	c=$1 traced=$2 msk='' bs='' rw=read iodepth=1 engine=psync name=rd
+	case $c in
+	zero-mdts5) name=z5 ;; zero-mdts7) name=z7 ;; zero-mdts9) name=z9 ;;
+	zero-wz-ref) name=wz ;;
+	esac
+	dev=$(dev_of $name) || { echo "bench: $c: no namespace with serial wb-$name" >&2; return 1; }
+	case $c in
+	zero-*) kind=zero bytes=$((zero_mib * 1048576)) ;;
+	*) kind=fio bytes=$((fio_mib * 1048576)) ;;
+	esac
+	case $c in
+	*-def) msk=$(cat "/tmp/bench-default-kb-$dev") ;;
+	*-384) msk=384 ;; *-128) msk=128 ;; *-msk32) msk=32 ;;
+	esac
+	case $c in
+	read64m-*) bs=64m ;; read1m-*) bs=1m ;;
+	randread64k-*) bs=64k rw=randread iodepth=32 engine=libaio ;;
+	read64k-*) bs=64k iodepth=32 engine=libaio ;;
+	esac
+	if [ -n "$msk" ]; then
+		echo "$msk" >"/sys/block/$dev/queue/max_sectors_kb" || return 1
+		msk=$(cat "/sys/block/$dev/queue/max_sectors_kb")
+	fi
+	[ "$traced" = 1 ] && trace_on "$dev"
+	w0=$(uptime_cs) c0=$(busy_jiffies)
+	if [ $kind = zero ]; then
+		blkdiscard -f -z -l "$bytes" "/dev/$dev" || return 1
+		w1=$(uptime_cs)
+		secs=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
+	else
+		out=$(fio --name="$c" --filename="/dev/$dev" --rw=$rw --bs=$bs \
+			--size="$bytes" --direct=1 --ioengine=$engine \
+			--iodepth=$iodepth --randrepeat=1 --norandommap \
+			--output-format=terse --terse-version=3) || return 1
+		w1=$(uptime_cs)
+		# terse v3: field 6 read KiB, field 9 read runtime in ms.
+		secs=$(echo "$out" | awk -F';' '{ printf "%.3f", $9 / 1000 }')
+		bytes=$(echo "$out" | awk -F';' '{ printf "%d", $6 * 1024 }')
+	fi
+	c1=$(busy_jiffies)
+	[ "$traced" = 1 ] && trace_off "$c"
+	[ "$traced" = 1 ] && return 0
+	echo "BENCH case=$c kind=$kind dev=$dev msk=${msk:-na} bytes=$bytes secs=$secs wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }') cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / 100 }')"
+}
+
+echo "BENCHINFO kernel=$(uname -r) zero_mib=$zero_mib fio_mib=$fio_mib thp=$(tr ' ' '_' </sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+for d in /sys/block/nvme*n*; do
+	cat "$d/queue/max_sectors_kb" >"/tmp/bench-default-kb-$(basename "$d")"
+	echo "BENCHDEV $(basename "$d") serial=$(tr -d ' ' <"$d/device/serial") lbs=$(cat "$d/queue/logical_block_size") max_hw_kb=$(cat "$d/queue/max_hw_sectors_kb") max_kb=$(cat "$d/queue/max_sectors_kb") max_segs=$(cat "$d/queue/max_segments") wz=$(cat "$d/queue/write_zeroes_max_bytes")"
+done
+for c in $cases; do
+	t0=$(uptime_cs)
+	if run_case "$c" 0 && run_case "$c" 1; then
+		echo "bench: $c done in $(( ($(uptime_cs) - t0) / 100 ))s" >&2
+	else
+		echo "BENCHFAIL case=$c"
+		status=1
+	fi
+done
+exit $status

@@ -1,0 +1,282 @@
+#!/bin/bash
+# Usage: scripts/check-series.sh BUILD_DIR BASE PATCHDIR
+# Checks each patch of PATCHDIR/series on top of its predecessors, in the
+# worktree BUILD_DIR/linux-check (detached at BASE, then git am one patch
+# at a time), so that the series bisects:
+#  - checkpatch: scripts/checkpatch.pl --strict reports nothing, or only
+#    what the patch's changelog (below "---") justifies: an item of it that
+#    mentions checkpatch and names the type (FILE_PATH_CHANGES) or quotes
+#    the message ("does MAINTAINERS need updating?");
+#  - every build target of TARGETS below compiles the objects of the .c
+#    files the series touches (those that exist at this patch and that the
+#    target's config builds) with no error, no new warning against the
+#    predecessor, and no 64-bit division helper (__udivdi3...) left to
+#    link; x86_64 builds with W=1 and runs sparse (C=2) as its own check.
+# The x86_64 targets use the workbench config (scripts/kconfig.sh with
+# config/qemu.config and the series' fragments), the cross targets
+# allnoconfig plus the lines below and the series' .kunitconfig files.
+# Prints one line per patch and check with its result and seconds, then
+# a verdict; exits 1 on any failure. Objects in linux-check/obj-TARGET,
+# logs in linux-check/logs. CHECK_TARGETS="x86_64 i386-thp" limits the
+# build targets; CHECKPATCH_ONLY=1 skips all builds.
+set -euo pipefail
+export LC_ALL=C
+
+# name           ARCH    compiler             config lines (cross targets)
+TARGETS=(
+	"x86_64          x86_64  gcc                  workbench"
+	"clang           x86_64  llvm                 workbench"
+	"arm64-4k-thp    arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
+	"arm64-4k-nothp  arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=n"
+	"arm64-64k-thp   arm64   aarch64-linux-gnu-   CONFIG_ARM64_64K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
+	"arm64-64k-nothp arm64   aarch64-linux-gnu-   CONFIG_ARM64_64K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=n"
+	"i386-thp        i386    i686-linux-gnu-      CONFIG_TRANSPARENT_HUGEPAGE=y"
+	"i386-nothp      i386    i686-linux-gnu-      CONFIG_TRANSPARENT_HUGEPAGE=n"
+	"riscv64-thp     riscv   riscv64-linux-gnu-   CONFIG_MMU=y CONFIG_TRANSPARENT_HUGEPAGE=y"
+	"riscv64-nothp   riscv   riscv64-linux-gnu-   CONFIG_MMU=y CONFIG_TRANSPARENT_HUGEPAGE=n"
+)
+CROSS_COMMON="CONFIG_BLOCK=y CONFIG_KUNIT=y"
+
+build=$(realpath "$1") base=$2 dir=$(realpath "$3")
+here=$(realpath "$(dirname "$0")")
+tree=$build/linux-check logs=$build/linux-check/logs
+export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_NOHASHDIR=1
+jobs=$(( $(nproc) ))
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$dir/series")
+n=${#patches[@]}
+declare -A arch_of cc_of conf_of broken
+names=()
+for t in "${TARGETS[@]}"; do
+	read -r name arch cc conf <<<"$t"
+	[[ " ${CHECK_TARGETS:-$name} " == *" $name "* ]] || continue
+	[ "${CHECKPATCH_ONLY:-0}" = 1 ] && continue
+	names+=("$name") arch_of[$name]=$arch cc_of[$name]=$cc conf_of[$name]=$conf
+done
+
+start_all=$(date +%s) failed=0 checks=0
+result() { # label, ok|FAIL, start time, detail
+	checks=$((checks + 1))
+	[ "$2" = ok ] || failed=$((failed + 1))
+	printf 'check: %-28s %-4s %4ss  %s\n' "$1" "$2" "$(( $(date +%s) - $3 ))" "$4"
+}
+indent() { sed 's/^/  | /' "$@" | head -n 20; }
+
+# The kernel's make for a target, niced: the lead builds on the same cores.
+kmake() { # target, make arguments...
+	local t=$1; shift
+	local -a cc
+	case ${cc_of[$t]} in
+	gcc) cc=(CC="ccache gcc") ;;
+	llvm) cc=(LLVM=1 CC="ccache clang") ;;
+	*) cc=(CROSS_COMPILE="${cc_of[$t]}" CC="ccache ${cc_of[$t]}gcc") ;;
+	esac
+	nice -n 19 make -C "$tree" O="$tree/obj-$t" ARCH="${arch_of[$t]}" "${cc[@]}" "$@"
+}
+
+# Config fragments the series adds that exist at this patch.
+series_fragments() { # pattern...
+	git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD -- "$@" | sed "s|^|$tree/|"
+}
+
+configure() { # target
+	local t=$1 obj=$tree/obj-$1 log=$logs/config-$1.log
+	mkdir -p "$obj"
+	if [ "${conf_of[$t]}" = workbench ]; then
+		mapfile -t frags < <(series_fragments '*.kunitconfig' 'tools/testing/selftests/*/config')
+		local -a env=(UNKNOWN_OK=1)
+		[ "${cc_of[$t]}" = llvm ] && env+=(LLVM=1)
+		env "${env[@]}" nice -n 19 "$here/kconfig.sh" "$tree" "$obj" \
+			"$here/../config/qemu.config" "${frags[@]}" >"$log" 2>&1
+		return
+	fi
+	# A cross target: allnoconfig with our lines; merge_config.sh names
+	# every line that did not make it into .config.
+	local line
+	for line in $CROSS_COMMON ${conf_of[$t]}; do
+		case $line in
+		*=n) echo "# ${line%=n} is not set" ;;
+		*) echo "$line" ;;
+		esac
+	done >"$obj/check.config"
+	mapfile -t frags < <(series_fragments '*.kunitconfig')
+	(cd "$tree" && ARCH=${arch_of[$t]} CROSS_COMPILE=${cc_of[$t]} nice -n 19 \
+		scripts/kconfig/merge_config.sh -n -O "$obj" "$obj/check.config" "${frags[@]}") >"$log" 2>&1 || return 1
+	! grep -A2 'Value requested for' "$log" >&2
+}
+
+# Whether a target's config builds OBJ (dir/file.o): the obj-y or
+# obj-$(CONFIG_X) line of its directory's Makefile that lists it. An
+# object no such line lists is built (kbuild then says what is wrong).
+in_config() { # target, object
+	local mk sym
+	mk=$tree/$(dirname "$2")/Makefile
+	sym=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$mk" 2>/dev/null |
+		grep -E "^obj-(y|\\\$\\(CONFIG_[A-Z0-9_]+\\))[[:space:]]*[:+]?=.*[[:space:]]$(basename "$2")([[:space:]]|$)" |
+		head -n 1 | sed -nE 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/p' || true)
+	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$tree/obj-$1/.config"
+}
+
+warnings() { # log: warnings and errors, without line numbers
+	grep -E '^[^ ]+:[0-9]+:([0-9]+:)? (warning|error):' "$1" |
+		sed -E 's/:[0-9]+:([0-9]+:)? /: /' | sort || true
+}
+
+# Builds the series' objects for target T at STATE (0 = BASE, k = patch
+# k), compares warnings with STATE-1, prints one result line.
+build_check() { # target, state, label
+	local t=$1 s=$2 label=$3 start objs=() skipped=() f o rc=0 log new div
+	start=$(date +%s)
+	for f in "${series_c[@]}"; do
+		[ -f "$tree/$f" ] || continue
+		o=${f%.c}.o
+		if in_config "$t" "$o"; then objs+=("$o"); rm -f "$tree/obj-$t/$o"; else skipped+=("$o"); fi
+	done
+	log=$logs/$s-$t.log
+	local -a extra=()
+	[ "$t" = x86_64 ] && extra=(W=1)
+	if [ ${#objs[@]} -gt 0 ]; then
+		kmake "$t" -k -j"$jobs" "${extra[@]}" "${objs[@]}" >"$log" 2>&1 || rc=$?
+	else
+		: >"$log"
+	fi
+	warnings "$log" >"$logs/$s-$t.warnings"
+	local what="${#objs[@]} objects${skipped:+, not in config: ${skipped[*]}}"
+	if [ $rc -ne 0 ]; then
+		result "$label $t" FAIL "$start" "build failed ($what), log $log:"
+		grep -E 'error|Error' "$log" | indent
+		return
+	fi
+	div=$(for o in "${objs[@]}"; do
+		"$(nm_of "$t")" -u "$tree/obj-$t/$o" | grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"
+	done || true)
+	if [ -n "$div" ]; then
+		result "$label $t" FAIL "$start" "64-bit division by the libgcc helper, which the kernel does not link:"
+		indent <<<"$div"
+		return
+	fi
+	if [ "$s" -gt 0 ] && new=$(comm -13 "$logs/$((s - 1))-$t.warnings" "$logs/$s-$t.warnings") && [ -n "$new" ]; then
+		result "$label $t" FAIL "$start" "new warnings${extra:+ (${extra[*]})} vs the predecessor, log $log:"
+		indent <<<"$new"
+		return
+	fi
+	result "$label $t" ok "$start" "$what, $(wc -l <"$logs/$s-$t.warnings") warnings${extra:+ (${extra[*]})}"
+	[ "$t" = x86_64 ] || return 0
+	# sparse: C=2 checks the objects, up to date now, without rebuilding.
+	start=$(date +%s) rc=0
+	kmake "$t" -k -j"$jobs" W=1 C=2 "${objs[@]}" >"$logs/$s-sparse.log" 2>&1 || rc=$?
+	warnings "$logs/$s-sparse.log" >"$logs/$s-sparse.warnings"
+	if [ $rc -ne 0 ]; then
+		result "$label sparse" FAIL "$start" "make C=2 failed, log $logs/$s-sparse.log"
+	elif [ "$s" -gt 0 ] && new=$(comm -13 "$logs/$((s - 1))-sparse.warnings" "$logs/$s-sparse.warnings") && [ -n "$new" ]; then
+		result "$label sparse" FAIL "$start" "new sparse warnings vs the predecessor:"
+		indent <<<"$new"
+	else
+		result "$label sparse" ok "$start" "$(wc -l <"$logs/$s-sparse.warnings") warnings, none new"
+	fi
+}
+
+nm_of() { # target
+	case ${cc_of[$1]} in gcc|llvm) echo nm ;; *) echo "${cc_of[$1]}nm" ;; esac
+}
+
+# checkpatch on the patch file, in the tree of its predecessors.
+checkpatch() { # patch file, label
+	local p=$1 label=$2 start out findings item bad=0 why
+	start=$(date +%s)
+	# checkpatch exits 1 on findings, which are judged below.
+	out=$(cd "$tree" && { scripts/checkpatch.pl --strict --show-types --no-summary --quiet "$p" 2>&1 || true; })
+	findings=$(grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
+	if [ -z "$findings" ]; then
+		result "$label checkpatch" ok "$start" "no error, warning or check"
+		return
+	fi
+	# Changelog items (bullets or paragraphs below "---") that mention
+	# checkpatch, each joined on one line.
+	local items
+	items=$(sed -n '/^---$/,/^diff --git /p' "$p" | awk '
+		/^[[:space:]]*$/ || /^[[:space:]]*[-*] / { if (item ~ /checkpatch/) print item; item = "" }
+		{ sub(/^[[:space:]]+/, ""); item = item " " $0 }
+		END { if (item ~ /checkpatch/) print item }')
+	why=()
+	while IFS= read -r f; do
+		local type=${f#*:} msg
+		msg=${type#*: } type=${type%%:*}
+		item=$(while IFS= read -r i; do
+			[[ $i == *"$type"* ]] && { echo "$i"; break; }
+			while IFS= read -r q; do
+				[ -n "$q" ] && [[ $msg == *"$q"* ]] && { echo "$i"; break 2; }
+			done < <(grep -oE '"[^"]{8,}"' <<<"$i" | tr -d '"')
+		done <<<"$items")
+		if [ -n "$item" ]; then
+			why+=("$type justified:$item")
+		else
+			bad=1 why+=("$f (not justified in the changelog)")
+		fi
+	done <<<"$findings"
+	if [ $bad -eq 0 ]; then
+		result "$label checkpatch" ok "$start" "$(wc -l <<<"$findings") justified finding(s)"
+		printf '%s\n' "${why[@]}" | indent
+	else
+		result "$label checkpatch" FAIL "$start" "$(basename "$p"):"
+		printf '%s\n' "${why[@]}" | indent
+		indent <<<"$out"
+	fi
+}
+
+# The worktree, reset to BASE.
+mkdir -p "$logs"
+if [ ! -e "$tree/.git" ]; then
+	git -C "$build/linux-base" worktree prune
+	git -C "$build/linux-base" worktree add -q --detach "$tree" "$base"
+fi
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+git -C "$tree" checkout -q --detach -f "$base"
+git -C "$tree" clean -q -fdx -e '/obj-*' -e /logs
+
+# The .c files the series touches: each target builds those at every step.
+mapfile -t series_c < <(cd "$dir" && cat "${patches[@]}" |
+	sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' | sort -u)
+echo "check: $n patches of $dir/series on $(git -C "$tree" log -1 --format='%h %s' "$base")"
+echo "check: build targets: ${names[*]:-none}; objects: ${series_c[*]}"
+
+for t in "${names[@]}"; do
+	start=$(date +%s)
+	if configure "$t" && kmake "$t" -s -j"$jobs" prepare >"$logs/prepare-$t.log" 2>&1; then
+		result "base $t" ok "$start" "configured and prepared"
+		build_check "$t" 0 base
+	else
+		result "base $t" FAIL "$start" "config or prepare failed, logs $logs/config-$t.log $logs/prepare-$t.log:"
+		indent "$logs/config-$t.log" "$logs/prepare-$t.log"
+		broken[$t]=1
+	fi
+done
+
+k=0
+for p in "${patches[@]}"; do
+	k=$((k + 1)) label="$k/$n"
+	checkpatch "$dir/$p" "$label"
+	start=$(date +%s)
+	if ! out=$(git -C "$tree" am -q --keep-cr "$dir/$p" 2>&1); then
+		result "$label git am" FAIL "$start" "$p does not apply on its predecessors:"
+		indent <<<"$out"
+		break
+	fi
+	result "$label git am" ok "$start" "$p"
+	reconf=0
+	git -C "$tree" diff --name-only HEAD~1 HEAD |
+		grep -qE '(^|/)Kconfig|\.kunitconfig$|^tools/testing/selftests/.*/config$' && reconf=1
+	for t in "${names[@]}"; do
+		[ -z "${broken[$t]:-}" ] || continue
+		if [ $reconf = 1 ] && ! configure "$t"; then
+			result "$label $t" FAIL "$(date +%s)" "config failed, log $logs/config-$t.log:"
+			indent "$logs/config-$t.log"
+			continue
+		fi
+		build_check "$t" "$k" "$label"
+	done
+done
+
+verdict=PASS
+[ $failed -eq 0 ] || verdict=FAIL
+echo "check: $((checks - failed)) passed, $failed failed of $checks checks in $(( $(date +%s) - start_all ))s: $verdict"
+[ $failed -eq 0 ]

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BLKZEROOUT on a device without Write Zeroes when the 2 MiB huge zero
+ * folio cannot be used: it must fall back to the 4 KiB ZERO_PAGE (about
+ * 1024 bios per GiB) and still zero correctly, and use the huge folio
+ * again (at most 4 bios per GiB) once the obstacle is gone.
+ *
+ *  1. The allocation of the huge zero folio fails (fail_page_alloc on
+ *     order >= 9). The kernel keeps the folio for good once the block
+ *     layer has taken it, so this only works before the first huge-folio
+ *     zeroout of the boot: this program must run before the other block
+ *     tests, and skips this part if /proc/vmstat thp_zero_page_alloc is
+ *     already non-zero. After a failure the kernel waits a second before
+ *     trying again, so the check after lifting the failure waits 1.5 s.
+ *  2. /sys/kernel/mm/transparent_hugepage/use_zero_page is 0.
+ *
+ * Every sysfs / debugfs knob touched is restored on exit, on failure and
+ * on SIGTERM / SIGINT (the kselftest runner's timeout).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+
+#include "zeroout_common.h"
+
+#define FAIL_DIR	"/sys/kernel/debug/fail_page_alloc/"
+#define USE_ZERO_PAGE	"/sys/kernel/mm/transparent_hugepage/use_zero_page"
+#define RANGE_START	(1 * GiB)
+#define RANGE_LEN	(1 * GiB)
+#define SMALL_MIN	900	/* 4 KiB bvecs: 1024 bios of 1 MiB per GiB */
+#define SMALL_MAX	1200
+#define HUGE_MAX	4	/* 2 MiB bvecs: 2 bios per GiB expected */
+#define RETRY_WAIT_US	1500000	/* kernel holds off retries for 1 s (HZ) */
+
+struct knob {
+	const char *path;
+	char saved[64];
+	int saved_ok;
+};
+
+/* Restored in reverse order: probability goes back to 0 first. */
+static struct knob knobs[] = {
+	{ USE_ZERO_PAGE },
+	{ FAIL_DIR "min-order" },
+	{ FAIL_DIR "times" },
+	{ FAIL_DIR "ignore-gfp-wait" },
+	{ FAIL_DIR "ignore-gfp-highmem" },
+	{ FAIL_DIR "task-filter" },
+	{ FAIL_DIR "verbose" },
+	{ FAIL_DIR "interval" },
+	{ FAIL_DIR "space" },
+	{ FAIL_DIR "probability" },
+};
+
+#define NR_KNOBS	ARRAY_SIZE(knobs)
+
+static void knobs_save(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KNOBS; i++)
+		knobs[i].saved_ok = !sysfs_read(knobs[i].path, knobs[i].saved,
+						sizeof(knobs[i].saved));
+}
+
+/* Async-signal-safe: open/write/close only. */
+static void knobs_restore(void)
+{
+	int i;
+
+	for (i = NR_KNOBS - 1; i >= 0; i--) {
+		const char *val = knobs[i].saved;
+		/* use_zero_page reads back "1", fail_page_alloc "Y"/"N": ok */
+		if (knobs[i].saved_ok)
+			sysfs_write(knobs[i].path, val);
+	}
+}
+
+static void on_signal(int sig)
+{
+	knobs_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int fail_order9(int on)
+{
+	static const char * const set[][2] = {
+		{ "probability", "0" },
+		{ "min-order", "9" },
+		{ "times", "-1" },
+		{ "ignore-gfp-wait", "N" },
+		{ "ignore-gfp-highmem", "N" },
+		{ "task-filter", "N" },
+		{ "verbose", "0" },
+		{ "interval", "1" },
+		{ "space", "0" },
+		{ "probability", "100" },
+	};
+	char path[256];
+	unsigned int i;
+	int ret;
+
+	if (!on)
+		return sysfs_write(FAIL_DIR "probability", "0");
+	for (i = 0; i < ARRAY_SIZE(set); i++) {
+		snprintf(path, sizeof(path), FAIL_DIR "%s", set[i][0]);
+		ret = sysfs_write(path, set[i][1]);
+		if (ret) {
+			ksft_print_msg("%s = %s: %s\n", path, set[i][1],
+				       strerror(-ret));
+			sysfs_write(FAIL_DIR "probability", "0");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * zr_run() interleaves pattern I/O with the zeroout, so count the zeroout's
+ * bios in a run of its own: pattern, then (traced) zero, then verify.
+ */
+static int zeroout_traced(const struct blkdev *dev, struct zr_result *res,
+			  long *bios)
+{
+	static const char * const events[] = { "block_bio_queue", NULL };
+	struct zr_result pre;
+	struct blk_trace t;
+	double t0;
+	int fd, ret;
+
+	*bios = -1;
+	memset(res, 0, sizeof(*res));
+	res->bad = -1;
+	fd = open(dev->path, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		return -errno;
+	memset(&pre, 0, sizeof(pre));
+	pre.bad = -1;
+	if (!zr_buf && posix_memalign(&zr_buf, 4096, ZR_CHUNK)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	ret = zr_pieces(fd, dev->lbs, RANGE_START, RANGE_LEN,
+			ZR_WRITE_PATTERN, &pre);
+	if (!ret)
+		ret = zr_neighbour(fd, dev, RANGE_START - dev->lbs, 0, res,
+				   NULL);
+	if (!ret)
+		ret = zr_neighbour(fd, dev, RANGE_START + RANGE_LEN, 0, res,
+				   NULL);
+	if (!ret)
+		ret = trace_start(&t, dev, events, 8192);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	t0 = now_sec();
+	res->ret = blk_zeroout(fd, RANGE_START, RANGE_LEN);
+	res->secs = now_sec() - t0;
+	*bios = trace_collect(&t, "block_bio_queue", NULL, NULL);
+	trace_stop(&t);
+	if (!res->ret) {
+		ret = zr_pieces(fd, dev->lbs, RANGE_START, RANGE_LEN,
+				ZR_CHECK_ZERO, res);
+		if (!ret)
+			ret = zr_neighbour(fd, dev, RANGE_START - dev->lbs, 1,
+					   res, "block before the range lost its pattern");
+		if (!ret)
+			ret = zr_neighbour(fd, dev, RANGE_START + RANGE_LEN, 1,
+					   res, "block after the range lost its pattern");
+	}
+	close(fd);
+	return ret;
+}
+
+static void report_small(const char *why, const struct blkdev *dev, long bios)
+{
+	if (bios < 0)
+		ksft_test_result_fail("%s: zeroout 1GiB on %s: trace incomplete\n",
+				      why, dev->name);
+	else
+		ksft_test_result(bios >= SMALL_MIN && bios <= SMALL_MAX,
+				 "%s: zeroout 1GiB on %s: %ld bios/GiB (pass iff %d..%d: 4KiB ZERO_PAGE bvecs)\n",
+				 why, dev->name, bios, SMALL_MIN, SMALL_MAX);
+}
+
+static void report_huge(const char *why, const struct blkdev *dev, int ret,
+			const struct zr_result *res, long bios)
+{
+	if (ret || res->ret || res->bad >= 0)
+		ksft_test_result_fail("%s: zeroout 1GiB on %s: failed (%s)\n",
+				      why, dev->name,
+				      ret ? strerror(-ret) :
+				      res->ret ? strerror(-res->ret) : res->what);
+	else if (bios < 0)
+		ksft_test_result_fail("%s: zeroout 1GiB on %s: trace incomplete\n",
+				      why, dev->name);
+	else
+		ksft_test_result(bios > 0 && bios <= HUGE_MAX,
+				 "%s: zeroout 1GiB on %s: zeros, %ld bios/GiB (pass iff 1..%d: 2MiB huge zero folio bvecs)\n",
+				 why, dev->name, bios, HUGE_MAX);
+}
+
+static void test_alloc_failure(const struct blkdev *dev, const char *skip)
+{
+	long long fail0, fail1, alloc0, alloc1;
+	struct zr_result res;
+	char desc[128];
+	long bios;
+	int ret;
+
+	if (skip) {
+		ksft_test_result_skip("order-9 allocation failing: zeros, neighbours intact: %s\n",
+				      skip);
+		ksft_test_result_skip("order-9 allocation failing: 4KiB bvecs: %s\n",
+				      skip);
+		ksft_test_result_skip("order-9 allocation failing: huge zero folio allocation attempted and failed: %s\n",
+				      skip);
+		ksft_test_result_skip("failure lifted, 1.5s later: 2MiB bvecs: %s\n",
+				      skip);
+		return;
+	}
+
+	alloc0 = vmstat_read("thp_zero_page_alloc");
+	fail0 = vmstat_read("thp_zero_page_alloc_failed");
+	ret = fail_order9(1);
+	if (ret)
+		ksft_exit_fail_msg("cannot set up " FAIL_DIR ": %s\n",
+				   strerror(-ret));
+	ret = zeroout_traced(dev, &res, &bios);
+	fail_order9(0);
+	alloc1 = vmstat_read("thp_zero_page_alloc");
+	fail1 = vmstat_read("thp_zero_page_alloc_failed");
+
+	snprintf(desc, sizeof(desc), "order-9 allocation failing: 1GiB [%llu+%llu]",
+		 RANGE_START, RANGE_LEN);
+	zr_report(desc, dev, ret, &res);
+	report_small("order-9 allocation failing", dev, bios);
+	ksft_test_result(fail1 > fail0 && alloc1 == alloc0,
+			 "order-9 allocation failing: huge zero folio allocation attempted and failed: thp_zero_page_alloc_failed +%lld, thp_zero_page_alloc +%lld (pass iff >0 and 0)\n",
+			 fail1 - fail0, alloc1 - alloc0);
+
+	usleep(RETRY_WAIT_US);
+	ret = zeroout_traced(dev, &res, &bios);
+	report_huge("failure lifted, 1.5s later", dev, ret, &res, bios);
+}
+
+static void test_use_zero_page_off(const struct blkdev *dev)
+{
+	struct zr_result res;
+	char desc[128];
+	long bios;
+	int ret;
+
+	ret = sysfs_write(USE_ZERO_PAGE, "0");
+	if (ret) {
+		ksft_test_result_skip("use_zero_page=0: cannot write " USE_ZERO_PAGE ": %s\n",
+				      strerror(-ret));
+		ksft_test_result_skip("use_zero_page=0: 4KiB bvecs: not run\n");
+		ksft_test_result_skip("use_zero_page=1 again: 2MiB bvecs: not run\n");
+		return;
+	}
+	ret = zeroout_traced(dev, &res, &bios);
+	snprintf(desc, sizeof(desc), "use_zero_page=0: 1GiB [%llu+%llu]",
+		 RANGE_START, RANGE_LEN);
+	zr_report(desc, dev, ret, &res);
+	report_small("use_zero_page=0", dev, bios);
+
+	sysfs_write(USE_ZERO_PAGE, "1");
+	ret = zeroout_traced(dev, &res, &bios);
+	report_huge("use_zero_page=1 again", dev, ret, &res, bios);
+}
+
+int main(void)
+{
+	const char *skip_fail = NULL;
+	struct blkdev dev;
+	long long alloc;
+
+	ksft_print_header();
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+	if (blk_find(0, "BLK_NOWZ_DEV", &dev))
+		ksft_exit_skip("no NVMe namespace without Write Zeroes (write_zeroes_max_bytes == 0; set BLK_NOWZ_DEV)\n");
+	if (dev.size < RANGE_START + RANGE_LEN + MiB)
+		ksft_exit_skip("%s is too small: %llu MiB\n", dev.name,
+			       dev.size / MiB);
+	if (!trace_available())
+		ksft_exit_skip("no block tracepoints in " TRACEFS "\n");
+	if (access(USE_ZERO_PAGE, W_OK))
+		ksft_exit_skip("no " USE_ZERO_PAGE " (CONFIG_TRANSPARENT_HUGEPAGE)\n");
+
+	alloc = vmstat_read("thp_zero_page_alloc");
+	if (access(FAIL_DIR "probability", W_OK))
+		skip_fail = "no " FAIL_DIR " (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS, debugfs mounted)";
+	else if (alloc < 0)
+		skip_fail = "no thp_zero_page_alloc in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS)";
+	else if (alloc > 0)
+		skip_fail = "huge zero folio already allocated this boot (thp_zero_page_alloc > 0): the failure case needs a fresh boot, run this test first";
+
+	ksft_print_msg("device %s: %llu MiB, %u-byte blocks; thp_zero_page_alloc %lld\n",
+		       dev.name, dev.size / MiB, dev.lbs, alloc);
+	knobs_save();
+	atexit(knobs_restore);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+
+	ksft_set_plan(7);
+	test_alloc_failure(&dev, skip_fail);
+	test_use_zero_page_off(&dev);
+	knobs_restore();
+	ksft_finished();
+}
