@@ -36,7 +36,7 @@ if [ -z "$cmd" ]; then
 fi
 
 append="$append wb.cmd=$(printf '%s' "$cmd" | base64 -w0)"
-echo "boot: $(basename "$(dirname "$(dirname "$(dirname "$(dirname "$kernel")")")")") in $rundir: $cmd"
+echo "boot: $kernel in $rundir: $cmd"
 start=$(date +%s)
 rc=0
 timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \

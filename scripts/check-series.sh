@@ -140,6 +140,7 @@ build_check() { # target, state, label
 		: >"$log"
 	fi
 	warnings "$log" >"$logs/$s-$t.warnings"
+	echo "${objs[*]}" >"$logs/$s-$t.objects"
 	local what="${#objs[@]} objects${skipped:+, not in config: ${skipped[*]}}"
 	if [ $rc -ne 0 ]; then
 		result "$label $t" FAIL "$start" "build failed ($what), log $log:"
@@ -154,21 +155,36 @@ build_check() { # target, state, label
 		indent <<<"$div"
 		return
 	fi
-	if [ "$s" -gt 0 ] && new=$(comm -13 "$logs/$((s - 1))-$t.warnings" "$logs/$s-$t.warnings") && [ -n "$new" ]; then
+	if new=$(new_warnings "$t" "$s") && [ -n "$new" ]; then
 		result "$label $t" FAIL "$start" "new warnings${extra:+ (${extra[*]})} vs the predecessor, log $log:"
 		indent <<<"$new"
 		return
 	fi
 	result "$label $t" ok "$start" "$what, $(wc -l <"$logs/$s-$t.warnings") warnings${extra:+ (${extra[*]})}"
-	[ "$t" = x86_64 ] || return 0
-	# sparse: C=2 checks the objects, up to date now, without rebuilding.
-	start=$(date +%s) rc=0
-	kmake "$t" -k -j"$jobs" W=1 C=2 "${objs[@]}" >"$logs/$s-sparse.log" 2>&1 || rc=$?
+}
+
+# Warnings of KIND (a target, or sparse) at STATE that STATE-1 did not have.
+new_warnings() { # kind, state
+	[ "$2" -gt 0 ] || return 0
+	comm -13 <(cat "$logs/$(($2 - 1))-$1.warnings" 2>/dev/null) "$logs/$2-$1.warnings"
+}
+
+# sparse: C=2 checks the x86_64 objects, which the W=1 build left up to
+# date, without rebuilding them.
+sparse_check() { # state, label
+	local s=$1 label=$2 start rc=0 new objs=()
+	start=$(date +%s)
+	read -ra objs < "$logs/$s-x86_64.objects"
+	if [ ${#objs[@]} -gt 0 ]; then
+		kmake x86_64 -k -j"$jobs" W=1 C=2 "${objs[@]}" >"$logs/$s-sparse.log" 2>&1 || rc=$?
+	else
+		: >"$logs/$s-sparse.log"
+	fi
 	warnings "$logs/$s-sparse.log" >"$logs/$s-sparse.warnings"
 	if [ $rc -ne 0 ]; then
 		result "$label sparse" FAIL "$start" "make C=2 failed, log $logs/$s-sparse.log"
-	elif [ "$s" -gt 0 ] && new=$(comm -13 "$logs/$((s - 1))-sparse.warnings" "$logs/$s-sparse.warnings") && [ -n "$new" ]; then
-		result "$label sparse" FAIL "$start" "new sparse warnings vs the predecessor:"
+	elif new=$(new_warnings sparse "$s") && [ -n "$new" ]; then
+		result "$label sparse" FAIL "$start" "new sparse warnings vs the predecessor, log $logs/$s-sparse.log:"
 		indent <<<"$new"
 	else
 		result "$label sparse" ok "$start" "$(wc -l <"$logs/$s-sparse.warnings") warnings, none new"
@@ -183,8 +199,9 @@ nm_of() { # target
 checkpatch() { # patch file, label
 	local p=$1 label=$2 start out findings item bad=0 why
 	start=$(date +%s)
-	# checkpatch exits 1 on findings, which are judged below.
-	out=$(cd "$tree" && { scripts/checkpatch.pl --strict --show-types --no-summary --quiet "$p" 2>&1 || true; })
+	# checkpatch exits 1 on findings, which are judged below. Debian's
+	# python3 first: spdxcheck.py needs its python3-ply and python3-git.
+	out=$(cd "$tree" && { PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --show-types --no-summary --quiet "$p" 2>&1 || true; })
 	findings=$(grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
 	if [ -z "$findings" ]; then
 		result "$label checkpatch" ok "$start" "no error, warning or check"
@@ -233,9 +250,10 @@ git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q --detach -f "$base"
 git -C "$tree" clean -q -fdx -e '/obj-*' -e /logs
 
-# The .c files the series touches: each target builds those at every step.
+# The kernel .c files the series touches: each target builds those at
+# every step. Kselftests are built by their own Makefile, below.
 mapfile -t series_c < <(cd "$dir" && cat "${patches[@]}" |
-	sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' | sort -u)
+	sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' | grep -v '^tools/' | sort -u)
 echo "check: $n patches of $dir/series on $(git -C "$tree" log -1 --format='%h %s' "$base")"
 echo "check: build targets: ${names[*]:-none}; objects: ${series_c[*]}"
 
@@ -244,6 +262,7 @@ for t in "${names[@]}"; do
 	if configure "$t" && kmake "$t" -s -j"$jobs" prepare >"$logs/prepare-$t.log" 2>&1; then
 		result "base $t" ok "$start" "configured and prepared"
 		build_check "$t" 0 base
+		[ "$t" != x86_64 ] || sparse_check 0 base
 	else
 		result "base $t" FAIL "$start" "config or prepare failed, logs $logs/config-$t.log $logs/prepare-$t.log:"
 		indent "$logs/config-$t.log" "$logs/prepare-$t.log"
@@ -273,6 +292,19 @@ for p in "${patches[@]}"; do
 			continue
 		fi
 		build_check "$t" "$k" "$label"
+		[ "$t" != x86_64 ] || sparse_check "$k" "$label"
+	done
+	# The kselftest targets the patch touches, with scripts/build-selftests.sh.
+	[ "${CHECKPATCH_ONLY:-0}" = 1 ] && continue
+	for ksft in $(git -C "$tree" diff --name-only HEAD~1 HEAD -- tools/testing/selftests/ | cut -d/ -f4 | sort -u); do
+		start=$(date +%s)
+		if nice -n 19 "$here/build-selftests.sh" "$tree" "$tree/obj-kselftest" "$tree/kselftest" "$ksft" \
+			>"$logs/$k-kselftest-$ksft.log" 2>&1; then
+			result "$label kselftest $ksft" ok "$start" "built and installed"
+		else
+			result "$label kselftest $ksft" FAIL "$start" "build failed, log $logs/$k-kselftest-$ksft.log:"
+			indent "$logs/$k-kselftest-$ksft.log"
+		fi
 	done
 done
 

@@ -1,30 +1,37 @@
 #!/bin/bash
 # Usage: scripts/quilt-check.sh BUILD_DIR BASE PATCHED_TREE PATCHDIR
 # Proves that "quilt push -a" of PATCHDIR/series on the BASE tree gives the
-# same tree as git am did in PATCHED_TREE: checks out BASE into
-# BUILD_DIR/linux-quilt, pushes the series with quilt, and compares tree
-# hashes.
+# same result as git am did in PATCHED_TREE: resets the worktree
+# BUILD_DIR/linux-quilt to BASE, pushes the series with quilt, and checks
+# that it changed exactly the files the series changes, each to the same
+# content as in PATCHED_TREE.
 set -euo pipefail
 
-build=$(realpath "$1") base=$2 patched=$3 dir=$(realpath "$4")
+build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
 qt=$build/linux-quilt
-git -C "$patched" worktree prune
 if [ ! -e "$qt/.git" ]; then
+	git -C "$patched" worktree prune
 	git -C "$patched" worktree add -q --detach "$qt" "$base"
 fi
 cd "$qt"
-rm -rf .pc patches
-git checkout -q --detach -f "$base"
-git clean -q -fdx -e obj
-QUILT_PATCHES=$dir quilt push -a -q --fuzz=0
 rm -rf .pc
-git add -A -f .
-want=$(git -C "$patched" rev-parse 'HEAD^{tree}')
-got=$(git write-tree)
-git reset -q
+git checkout -q --detach -f "$base"
+git clean -q -fdx
+QUILT_PATCHES=$dir quilt push -a -q --fuzz=0 >/dev/null
+rm -rf .pc
+
+want=$(git -C "$patched" diff --name-only "$base" HEAD | sort)
+got=$( { git diff --name-only; git ls-files --others; } | sort)
 if [ "$got" != "$want" ]; then
-	echo "quilt-check: quilt push -a gives tree $got, git am gives $want:" >&2
-	git diff --stat "$want" "$got" >&2
+	echo "quilt-check: quilt push -a changed other files than git am:" >&2
+	diff <(echo "$want") <(echo "$got") | sed 's/^/  /' >&2
 	exit 1
 fi
-echo "quilt-check: quilt push -a of $(grep -c . "$dir/series") patches gives tree $got, as git am"
+bad=0
+for f in $want; do
+	a=$(git -C "$patched" rev-parse -q --verify "HEAD:$f" || echo deleted)
+	b=$( [ -e "$f" ] && git hash-object "$f" || echo deleted)
+	[ "$a" = "$b" ] || { echo "quilt-check: $f differs between quilt push -a and git am" >&2; bad=1; }
+done
+[ $bad -eq 0 ] || exit 1
+echo "quilt-check: quilt push -a of $(grep -c . "$dir/series") patches changes the same $(wc -w <<<"$want") files as git am, to the same content"

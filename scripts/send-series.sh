@@ -4,7 +4,8 @@
 # BUILD_DIR/outgoing: the cover letter (PATCHDIR/0000-cover-letter.patch,
 # or the file $COVER) and the patches of PATCHDIR/series, their changelogs
 # below "---" as they are, with subjects "[PATCH vN m/n]": N is $V, else
-# the vN of the cover letter's subject. The cover letter must carry
+# the vN of the cover letter's subject, else 3 (this is the series' third
+# posting: v1 and v2 were the earlier authors' versions). The cover letter must carry
 # "base-commit: BASE"; it is added if missing.
 # Every mail goes To: the maintainers and reviewers and Cc: the lists that
 # scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched on the
@@ -31,8 +32,8 @@ if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 	exit 1
 fi
 v=${V:-$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' "$cover")}
-[[ $v =~ ^[0-9]+$ ]] ||
-	{ echo "send-series: no version: $cover's subject has no [PATCH vN 0/$n], and V is not set" >&2; exit 1; }
+v=${v:-3}
+[[ $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
 cover_base=$(sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "$cover")
 if [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit}" 2>/dev/null)" != "$(git -C "$patched" rev-parse "$base")" ]; then
 	echo "send-series: $cover says base-commit: $cover_base, but the series is on $base" >&2

@@ -5,17 +5,22 @@
 # runs each CASE (default: all) twice, first timed without tracing, then
 # with the block_bio_queue and block_rq_issue tracepoints on for that
 # device only, and prints one line per run:
-#   BENCH case=C kind=zero|fio dev=D bytes=N secs=S wall=W cpu=C
+#   BENCH case=C kind=zero|mkfs|fio|dio dev=D bytes=N secs=S wall=W cpu=C
 #   TRACE case=C bios=N rqs=N hist=SECTORS:COUNT,... lost=N
-# secs: the time of the I/O itself (fio's runtime, or the wall time of
-# blkdiscard -z); wall: the whole command; cpu: busy vCPU seconds of the
-# guest (/proc/stat, both vCPUs) over the run. Data on the devices is
-# destroyed. Exits non-zero if a case failed (the others still run).
+# dio: 64 MiB O_DIRECT I/Os from the kselftest's irregular buffer
+# (/bench/dio_irregular). secs: the I/O itself: fio's or dio_irregular's
+# runtime, or the time between trace markers around blkdiscard -z or
+# mke2fs (-t ext4, inode tables and journal zeroed, no discard; its bytes
+# are the whole device's). wall: the whole command (fio starts in about
+# 1 s under TCG). cpu: for fio and dio, the user + system CPU seconds of
+# the job (fio's report, rusage); else busy vCPU seconds of the guest
+# (/proc/stat, both vCPUs) over the run. Data on the devices is destroyed.
+# Exits non-zero if a case failed (the others still run).
 set -u
 zero_mib=$1 fio_mib=$2
 shift 2
 T=/sys/kernel/tracing
-all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 randread64k-msk32 read64k-msk32"
+all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref mkfs-ext4-mdts5 read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 irr64m-def irr64m-384 irr64m-128 irrwrite64m-384 randread64k-msk32 read64k-msk32"
 cases=${*:-$all}
 status=0
 
@@ -72,14 +77,17 @@ trace_off() { # case
 
 # run_case CASE TRACED: sets dev, kind, bytes and runs the I/O.
 run_case() {
+	cpu=0
 	c=$1 traced=$2 msk='' bs='' rw=read iodepth=1 engine=psync name=rd
 	case $c in
 	zero-mdts5) name=z5 ;; zero-mdts7) name=z7 ;; zero-mdts9) name=z9 ;;
-	zero-wz-ref) name=wz ;;
+	zero-wz-ref) name=wz ;; mkfs-*) name=z5 ;;
 	esac
 	dev=$(dev_of $name) || { echo "bench: $c: no namespace with serial wb-$name" >&2; return 1; }
 	case $c in
+	irr*) kind=dio bytes=$((fio_mib * 1048576)) ;;
 	zero-*) kind=zero bytes=$((zero_mib * 1048576)) ;;
+	mkfs-*) kind=mkfs bytes=$(( $(cat "/sys/block/$dev/size") * 512 )) ;;
 	*) kind=fio bytes=$((fio_mib * 1048576)) ;;
 	esac
 	case $c in
@@ -95,26 +103,67 @@ run_case() {
 		echo "$msk" >"/sys/block/$dev/queue/max_sectors_kb" || return 1
 		msk=$(cat "/sys/block/$dev/queue/max_sectors_kb")
 	fi
-	[ "$traced" = 1 ] && trace_on "$dev"
+	# Ideal requests per GiB: ceil(I/O size / max_sectors) per I/O. Not
+	# for Write Zeroes (its own limit) nor mkfs (many I/O sizes).
+	io=$bs
+	case $c in zero-wz-ref|mkfs-*) io='' ;; zero-*) io=$bytes ;; irr*) io=64m ;; esac
+	ideal=na
+	if [ -n "$io" ]; then
+		ideal=$(awk -v io="$io" -v kb="$(cat "/sys/block/$dev/queue/max_sectors_kb")" 'BEGIN {
+			n = io + 0; u = substr(io, length(io)); if (u == "m") n *= 1048576; if (u == "k") n *= 1024
+			per = int((n + kb * 1024 - 1) / (kb * 1024)); printf "%d", per * 1073741824 / n }')
+	fi
+	if [ "$traced" = 1 ]; then
+		trace_on "$dev"
+	else
+		# Markers only, for timestamps in microseconds (busybox date
+		# has no %N, /proc/uptime counts in 10 ms).
+		echo 0 >$T/tracing_on
+		: >$T/trace
+		echo 1 >$T/tracing_on
+	fi
 	w0=$(uptime_cs) c0=$(busy_jiffies)
-	if [ $kind = zero ]; then
-		blkdiscard -f -z -l "$bytes" "/dev/$dev" || return 1
+	if [ $kind = dio ]; then
+		op='read'
+		case $c in irrwrite*) op='write' ;; esac
+		out=$(/bench/dio_irregular "/dev/$dev" "$fio_mib" $op) || return 1
 		w1=$(uptime_cs)
-		secs=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
+		secs=$(echo "$out" | sed -n 's/^DIO secs=\([^ ]*\) .*/\1/p')
+		cpu=$(echo "$out" | sed -n 's/^DIO .* cpu=\([^ ]*\) .*/\1/p')
+		[ "$traced" = 1 ] || echo "BENCHLAYOUT case=$c $(echo "$out" | sed -n 's/^DIO .*\(layout=.*\)/\1/p')"
+	elif [ $kind != fio ]; then
+		echo bench-start >$T/trace_marker
+		if [ $kind = zero ]; then
+			/usr/sbin/blkdiscard -f -z -l "$bytes" "/dev/$dev" || return 1
+		else
+			/usr/sbin/mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard "/dev/$dev" || return 1
+		fi
+		echo bench-end >$T/trace_marker
+		w1=$(uptime_cs)
+		secs=$(awk '/tracing_mark_write: bench-start/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "tracing_mark_write:") { sub(/:$/, "", $i); a = $i } }
+			/tracing_mark_write: bench-end/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "tracing_mark_write:") { sub(/:$/, "", $i); b = $i } }
+			END { printf "%.4f", b - a }' $T/trace)
 	else
 		out=$(fio --name="$c" --filename="/dev/$dev" --rw=$rw --bs=$bs \
 			--size="$bytes" --direct=1 --ioengine=$engine \
 			--iodepth=$iodepth --randrepeat=1 --norandommap \
 			--output-format=terse --terse-version=3) || return 1
 		w1=$(uptime_cs)
-		# terse v3: field 6 read KiB, field 9 read runtime in ms.
+		# terse v3: field 6 read KiB, 9 read runtime in ms, 88 and 89
+		# user and system CPU in % of the job's runtime.
 		secs=$(echo "$out" | awk -F';' '{ printf "%.3f", $9 / 1000 }')
 		bytes=$(echo "$out" | awk -F';' '{ printf "%d", $6 * 1024 }')
+		cpu=$(echo "$out" | awk -F';' '{ printf "%.3f", ($88 + $89) / 100 * $9 / 1000 }')
 	fi
 	c1=$(busy_jiffies)
-	[ "$traced" = 1 ] && trace_off "$c"
-	[ "$traced" = 1 ] && return 0
-	echo "BENCH case=$c kind=$kind dev=$dev msk=${msk:-na} bytes=$bytes secs=$secs wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }') cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / 100 }')"
+	[ $kind = zero ] || [ $kind = mkfs ] && cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
+	if [ "$traced" = 1 ]; then
+		trace_off "$c"
+		return 0
+	fi
+	echo 0 >$T/tracing_on
+	: >$T/trace
+	echo "BENCH case=$c kind=$kind dev=$dev msk=${msk:-na} bytes=$bytes ideal_rq_gib=$ideal secs=$secs wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }') cpu=$cpu"
 }
 
 echo "BENCHINFO kernel=$(uname -r) zero_mib=$zero_mib fio_mib=$fio_mib thp=$(tr ' ' '_' </sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
