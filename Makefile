@@ -6,11 +6,15 @@
 #   make test       everything that must hold (host checks, patched run,
 #                   baseline run that must fail the shape tests)
 #   make shell      the same guest, interactive
+#   make check      every patch on its predecessors: checkpatch, builds,
+#                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
+#   make send       dry run of the mails (SEND=1 sends; V=N version)
 #   make series     regenerate patches/ from the build/linux-patched branch
 #   make clean      remove build/
 #
 # KERNEL_TREE=/path/to/linux uses your own 6.12 git tree (its HEAD is the
 # base) instead of Debian's linux-source-6.12. ACCEL=kvm opts in to KVM.
+# EXTRA_CONFIG=file.config adds a config fragment to both kernels.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -20,6 +24,7 @@ B        := $(abspath build)
 BASE     := $(B)/linux-base
 PATCHED  := $(B)/linux-patched
 KERNEL_TREE ?=
+EXTRA_CONFIG ?=
 S        := scripts
 
 export CCACHE_DIR ?= $(B)/ccache
@@ -33,14 +38,14 @@ GUEST_CMD  := ./run_kselftest.sh -c block
 
 # Config fragments: the workbench's, plus every kselftest config and
 # .kunitconfig the series adds (read from the patched tree).
-fragments = config/qemu.config $(shell git -C $(PATCHED) diff --name-only \
+fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --name-only \
 	--diff-filter=A $$(cat $(B)/base-commit) HEAD -- \
 	'tools/testing/selftests/*/config' '*.kunitconfig' 2>/dev/null | \
 	sed 's|^|$(PATCHED)/|')
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline host-checks
+	run-baseline host-checks check send
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -96,6 +101,8 @@ host-checks: apply
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit)
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) patches
+	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, recipients, git am of the mails gives the series" \
+		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) patches
 
 test: host-checks run-patched run-baseline
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
@@ -105,6 +112,13 @@ test: host-checks run-patched run-baseline
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
+
+check: trees
+	@$(S)/deps.sh check
+	@$(S)/check-series.sh $(B) $$(cat $(B)/base-commit) patches
+
+send: apply
+	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) patches
 
 series: trees
 	@$(S)/export-series.sh $(PATCHED) $$(cat $(B)/base-commit) patches

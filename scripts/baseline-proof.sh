@@ -27,7 +27,7 @@ while IFS= read -r pat; do
 	elif [ $passed -gt 0 ]; then
 		echo "not ok $n baseline: /$pat/ passed or skipped $passed of $hits times on the unpatched kernel: it does not discriminate"
 	else
-		echo "ok $n baseline fails as it must: $last"
+		echo "ok $n baseline fails as it must ($hits of $hits): $last"
 	fi
 done <"$patterns"
 echo "1..$n"

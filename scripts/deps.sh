@@ -1,13 +1,21 @@
 #!/bin/bash
-# Usage: scripts/deps.sh
-# Installs the Debian packages the workbench uses, if any is missing.
+# Usage: scripts/deps.sh [check]
+# Installs the Debian packages the workbench uses, if any is missing;
+# with "check", also the compilers of make check.
 # Takes nothing, produces nothing but installed packages; apt-get only.
 set -euo pipefail
 
 pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       flex bison bc libelf-dev libssl-dev ccache quilt cpio xz-utils
       rsync python3 trace-cmd blktrace gnuplot-nox sparse git-email
-      python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl)
+      python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl
+      libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
+      python3-ply python3-git)
+# make check only: cross compilers and clang.
+if [ "${1:-}" = check ]; then
+	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu
+	       clang lld llvm)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

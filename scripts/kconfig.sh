@@ -11,6 +11,15 @@ tree=$(realpath "$1") obj=$(realpath -m "$2"); shift 2
 mkdir -p "$obj"
 kmake() { make -s -C "$tree" O="$obj" ARCH=x86_64 "$@"; }
 
+# Nothing to do if the same fragments already made this .config: rewriting
+# it would make kbuild re-run syncconfig and relink for nothing.
+stamp=$( { git -C "$tree" rev-parse HEAD; cat "$@"; echo "${UNKNOWN_OK:-0}"; } | sha1sum | cut -d' ' -f1)
+if [ -f "$obj/.config" ] && [ "$(cat "$obj/.config.wb-stamp" 2>/dev/null)" = "$stamp" ]; then
+	echo "kconfig: $obj/.config is up to date"
+	exit 0
+fi
+rm -f "$obj/.config.wb-stamp"
+
 kmake tinyconfig >/dev/null
 "$tree/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 	"$obj/.config" "$@" >"$obj/merge_config.log"
@@ -39,4 +48,5 @@ while IFS= read -r line; do
 	bad=1
 done < <(cat "$@")
 [ $bad -eq 0 ] || { echo "kconfig: $obj/.config lacks requested options (see above)" >&2; exit 1; }
+echo "$stamp" >"$obj/.config.wb-stamp"
 echo "kconfig: $obj/.config has every option of: $*"

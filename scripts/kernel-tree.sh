@@ -26,6 +26,9 @@ if [ -z "$src" ]; then
 		# Debian's top-level .gitignore ignores /*, so add with -f.
 		git -C "$src" init -q -b debian
 		git -C "$src" add -f .
+		# Dated by the tarball, so every machine gets the same base hash.
+		stamp="@$(stat -c %Y "$tarball") +0000"
+		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
 		git -C "$src" -c user.name=workbench -c user.email=workbench@localhost \
 			commit -q -m "Linux $(make -s -C "$src" kernelversion) from Debian linux-source-6.12"
 		git -C "$src" tag base

@@ -56,7 +56,7 @@ check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=/tmp/selftest-too
 rm -f /tmp/selftest-tools.$$.tap
 
 expect_line "baseline proof: a failed shape test is the proof" \
-	"ok 1 baseline fails as it must: zeroout 1GiB on nvme0n1: 1024 bios/GiB (want <= 4)" \
+	"ok 1 baseline fails as it must (1 of 1): zeroout 1GiB on nvme0n1: 1024 bios/GiB (want <= 4)" \
 	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest.tap"
 expect_line "baseline proof: a shape test passing on the baseline is caught" \
 	"not ok 2 baseline: /^dio 64MiB read on/ passed or skipped 1 of 1 times on the unpatched kernel: it does not discriminate" \
