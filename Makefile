@@ -9,6 +9,8 @@
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
 #   make send       dry run of the mails (SEND=1 sends; V=N version)
+#   make bench      baseline against patched, alternating boots: tables and
+#                   plots in build/bench/ (QUICK=1: 2 rounds, smaller sizes)
 #   make series     regenerate patches/ from the build/linux-patched branch
 #   make clean      remove build/
 #
@@ -34,6 +36,8 @@ BZ_PATCHED := $(PATCHED)/obj/arch/x86/boot/bzImage
 INITRAMFS  := $(B)/initramfs.cpio
 KSFT       := $(B)/kselftest
 T          := $(B)/test
+BENCH      := $(B)/bench
+QUICK      ?=
 GUEST_CMD  := ./run_kselftest.sh -c block
 
 # Config fragments: the workbench's, plus every kselftest config and
@@ -45,7 +49,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline host-checks check send
+	run-baseline host-checks check send bench
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -94,7 +98,7 @@ run-baseline: kernel-base initramfs
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck $(S)/*.sh guest/init .ci/run
+		shellcheck $(S)/*.sh guest/init guest/bench/bench.sh .ci/run
 	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
@@ -119,6 +123,11 @@ check: trees
 
 send: apply
 	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) patches
+
+bench: kernels initramfs
+	@$(S)/bench-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block $(BENCH)/initramfs.cpio
+	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH) || rc=$$?; \
+		$(S)/bench-report.sh $(BENCH); exit $$rc
 
 series: trees
 	@$(S)/export-series.sh $(PATCHED) $$(cat $(B)/base-commit) patches

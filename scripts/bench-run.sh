@@ -28,36 +28,7 @@ done
 mkdir -p "$out/raw" "$out/runs"
 rm -f "$out"/raw/*.txt
 
-# scripts/boot.sh backs namespaces with files; config/bench.topology needs
-# null-co. Until boot.sh reads "null-co:SIZE", boot a private copy with
-# that change (the diff below, proposed for scripts/boot.sh).
 boot=$here/boot.sh
-if ! grep -q 'null-co' "$boot"; then
-	mkdir -p "$out/.boot"
-	cp "$here/boot.sh" "$out/.boot/boot.sh"
-	ln -sf "$here/scan-console.sh" "$out/.boot/scan-console.sh"
-	patch -s "$out/.boot/boot.sh" <<'DIFF'
-@@ -20,9 +20,14 @@
- i=0
- while read -r name size lbs opts; do
- 	case $name in ''|'#'*) continue ;; esac
--	truncate -s "$size" "$rundir/$name.img"
--	drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe"
--		 -device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
-+	case $size in
-+	null-co:*) # no host I/O: writes are dropped, reads return zeroes
-+		drives+=(-drive "driver=null-co,read-zeroes=on,size=${size#null-co:},if=none,id=d$i") ;;
-+	*)
-+		truncate -s "$size" "$rundir/$name.img"
-+		drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe") ;;
-+	esac
-+	drives+=(-device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
- 	i=$((i + 1))
- done < "${TOPOLOGY:-$here/../config/nvme.topology}"
- 
-DIFF
-	boot=$out/.boot/boot.sh
-fi
 
 cmd="sh /bench/bench.sh $zero_mib $fio_mib ${CASES:-}"
 echo "bench-run: $rounds rounds of baseline and patched, zeroout ${zero_mib} MiB, reads ${fio_mib} MiB, topology $TOPOLOGY"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Usage: scripts/boot.sh BZIMAGE INITRAMFS RUNDIR [COMMAND]
 # Boots BZIMAGE under QEMU (TCG; ACCEL=kvm to opt in) with 2 vCPUs, 2 GiB
-# and the NVMe namespaces of config/nvme.topology, backed by fresh sparse
-# files in RUNDIR. COMMAND runs in the guest (see guest/init); its output
+# and the NVMe namespaces of config/nvme.topology (TOPOLOGY= another file),
+# backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
+# host I/O; reads return zeroes) where the size is written null-co:SIZE.
+# COMMAND runs in the guest (see guest/init); its output
 # is written to RUNDIR/output.log, the serial console to RUNDIR/console.log.
 # Without COMMAND the console is interactive (make shell).
 # Fails if the guest panics, hangs past TIMEOUT seconds (default 1800), or
@@ -20,9 +22,14 @@ drives=()
 i=0
 while read -r name size lbs opts; do
 	case $name in ''|'#'*) continue ;; esac
-	truncate -s "$size" "$rundir/$name.img"
-	drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe"
-		 -device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
+	case $size in
+	null-co:*) # no host I/O: writes are dropped, reads return zeroes
+		drives+=(-drive "driver=null-co,read-zeroes=on,size=${size#null-co:},if=none,id=d$i") ;;
+	*)
+		truncate -s "$size" "$rundir/$name.img"
+		drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe") ;;
+	esac
+	drives+=(-device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
 	i=$((i + 1))
 done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 

@@ -166,6 +166,9 @@ run_case() {
 	echo "BENCH case=$c kind=$kind dev=$dev msk=${msk:-na} bytes=$bytes ideal_rq_gib=$ideal secs=$secs wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.2f", (b - a) / 100 }') cpu=$cpu"
 }
 
+# Marker timestamps from one clock for all CPUs: the default "local"
+# clock is per CPU, and the shell may move between the two markers.
+echo mono >$T/trace_clock
 echo "BENCHINFO kernel=$(uname -r) zero_mib=$zero_mib fio_mib=$fio_mib thp=$(tr ' ' '_' </sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 for d in /sys/block/nvme*n*; do
 	cat "$d/queue/max_sectors_kb" >"/tmp/bench-default-kb-$(basename "$d")"
