@@ -48,6 +48,10 @@ expect_line "KTAP from the console: leaves counted" \
 expect_line "a run that stopped before its plan fails" \
 	"FAIL  k: plan 1..3 but only 2 results: the run stopped early" \
 	"$here/tap-summary.sh" "k=$data/kselftest-cut.tap"
+printf 'ok - shellcheck\nnot ok - quilt\n' >/tmp/selftest-tools.$$.tap
+expect_line "unnumbered TAP lines (scripts/tap-run.sh) are counted" \
+	"1 passed, 1 failed, 0 skipped" "$here/tap-summary.sh" "h=/tmp/selftest-tools.$$.tap"
+rm -f /tmp/selftest-tools.$$.tap
 check "summary fails on failures" 1 "$here/tap-summary.sh" "k=$data/kselftest.tap"
 check "summary fails on missing TAP" 1 "$here/tap-summary.sh" "k=$data/no-such.tap"
 check "summary fails on a log with no result" 1 "$here/tap-summary.sh" "c=$data/console-clean.log"
