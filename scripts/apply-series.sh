@@ -6,6 +6,11 @@
 # the run, naming the patch and quoting git am. Each patch's changelog
 # (between "---" and the diffstat) is kept as a git note on its commit.
 set -euo pipefail
+# git am and git notes record a committer: name one where git has none
+# configured (a fresh CI machine), without touching any git config.
+ident=()
+git config user.email >/dev/null ||
+	ident=(-c user.name=workbench -c user.email=workbench@localhost)
 
 tree=$1 base=$2 dir=$3
 series=$dir/series
@@ -22,7 +27,7 @@ git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -B blk-series "$base"
 for p in "${patches[@]}"; do
 	[ -f "$dir/$p" ] || { echo "apply-series: $series lists $p, which is not in $dir" >&2; exit 1; }
-	if ! out=$(git -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
+	if ! out=$(git "${ident[@]}" -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		echo "apply-series: patch $p does not apply to $(git -C "$tree" log -1 --format='%h %s' "$base"):" >&2
 		printf '  | %s\n' "${out//$'\n'/$'\n'  | }" >&2
@@ -35,7 +40,7 @@ for p in "${patches[@]}"; do
 		inlog && /^Notes:$/ { next }
 		inlog { sub(/^    /, ""); print }' "$dir/$p")
 	if [ -n "$(tr -d '[:space:]' <<<"$changelog")" ]; then
-		git -C "$tree" notes add -f -m "$changelog" HEAD
+		git "${ident[@]}" -C "$tree" notes add -f -m "$changelog" HEAD
 	fi
 done
 echo "$stamp $(git -C "$tree" rev-parse HEAD)" >"$stampfile"

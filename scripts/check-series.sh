@@ -20,6 +20,11 @@
 # logs in linux-check/logs. CHECK_TARGETS="x86_64 i386-thp" limits the
 # build targets; CHECKPATCH_ONLY=1 skips all builds.
 set -euo pipefail
+# git am and git notes record a committer: name one where git has none
+# configured (a fresh CI machine), without touching any git config.
+ident=()
+git config user.email >/dev/null ||
+	ident=(-c user.name=workbench -c user.email=workbench@localhost)
 export LC_ALL=C
 
 # name           ARCH    compiler             config lines (cross targets)
@@ -275,7 +280,7 @@ for p in "${patches[@]}"; do
 	k=$((k + 1)) label="$k/$n"
 	checkpatch "$dir/$p" "$label"
 	start=$(date +%s)
-	if ! out=$(git -C "$tree" am -q --keep-cr "$dir/$p" 2>&1); then
+	if ! out=$(git "${ident[@]}" -C "$tree" am -q --keep-cr "$dir/$p" 2>&1); then
 		result "$label git am" FAIL "$start" "$p does not apply on its predecessors:"
 		indent <<<"$out"
 		break
