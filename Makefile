@@ -6,6 +6,7 @@
 #   make test       everything that must hold (host checks, patched run,
 #                   baseline run that must fail the shape tests)
 #   make shell      the same guest, interactive
+#   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
 #   make send       dry run of the mails (SEND=1 sends; V=N version)
@@ -49,7 +50,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline host-checks check send bench
+	run-baseline host-checks check send bench test-debug
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -81,19 +82,32 @@ selftests: apply
 initramfs: selftests
 	@$(S)/initramfs.sh $(KSFT) $(INITRAMFS)
 
-run-patched: kernel-patched initramfs
+# $(call guest-run,BZIMAGE,NAME): boot BZIMAGE, run the block kselftests;
+# TAP in $(T)/NAME.tap, a failed boot counted there as a failed test.
+define guest-run
 	@mkdir -p $(T)
-	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(T)/patched '$(GUEST_CMD)' || \
-		echo "not ok - boot of the patched kernel (see above)" >>$(T)/patched/output.log
-	@grep -av '^WB-EXIT=' $(T)/patched/output.log >$(T)/patched.tap || true
+	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(1) $(INITRAMFS) $(T)/$(2) '$(GUEST_CMD)' || \
+		echo "not ok - boot of the $(2) kernel (see above)" >>$(T)/$(2)/output.log
+	@grep -av '^WB-EXIT=' $(T)/$(2)/output.log >$(T)/$(2).tap || true
+endef
+
+run-patched: kernel-patched initramfs
+	$(call guest-run,$(BZ_PATCHED),patched)
 
 # On the unpatched kernel the shape tests must fail: that is the proof that
 # they discriminate. Its own results are not counted, only that proof.
 run-baseline: kernel-base initramfs
-	@mkdir -p $(T)
-	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(BZ_BASE) $(INITRAMFS) $(T)/baseline '$(GUEST_CMD)' || \
-		echo "not ok - boot of the baseline kernel (see above)" >>$(T)/baseline/output.log
-	@$(S)/baseline-proof.sh config/baseline-must-fail $(T)/baseline/output.log >$(T)/baseline-proof.tap
+	$(call guest-run,$(BZ_BASE),baseline)
+	@$(S)/baseline-proof.sh config/baseline-must-fail $(T)/baseline.tap >$(T)/baseline-proof.tap
+
+# The patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM, KFENCE and
+# friends (config/debug.config): every kselftest and KUnit case, no splat.
+DEBUG_OBJ := $(PATCHED)/obj-debug
+test-debug: apply initramfs
+	@$(S)/kconfig.sh $(PATCHED) $(DEBUG_OBJ) $(fragments) config/debug.config
+	@$(S)/build-kernel.sh $(PATCHED) $(DEBUG_OBJ)
+	$(call guest-run,$(DEBUG_OBJ)/arch/x86/boot/bzImage,debug)
+	@$(S)/tap-summary.sh debug=$(T)/debug.tap kunit=$(T)/debug/console.log
 
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap

@@ -4,7 +4,8 @@
 # by its TAP description. On the unpatched kernel each must have run and
 # failed: that proves the test sees the behaviour the series adds. Prints
 # TAP: "ok" for each such test that failed on the baseline, "not ok" for
-# one that passed there (it does not discriminate) or never ran.
+# one that passed there (it does not discriminate) or never ran, and
+# "not ok" if the baseline boot failed.
 set -euo pipefail
 
 patterns=$1 tap=$2
@@ -30,4 +31,10 @@ while IFS= read -r pat; do
 		echo "ok $n baseline fails as it must ($hits of $hits): $last"
 	fi
 done <"$patterns"
+# The baseline boot itself must be clean: a splat, panic or hang there
+# fails make test too (the Makefile records it as "not ok - boot of ...").
+while IFS= read -r line; do
+	n=$((n + 1))
+	echo "not ok $n baseline ${line#not ok - }"
+done < <(grep -a '^not ok - boot of' "$tap" || true)
 echo "1..$n"
