@@ -301,7 +301,9 @@ for p in "${patches[@]}"; do
 	done
 	# The kselftest targets the patch touches, with scripts/build-selftests.sh.
 	[ "${CHECKPATCH_ONLY:-0}" = 1 ] && continue
-	for ksft in $(git -C "$tree" diff --name-only HEAD~1 HEAD -- tools/testing/selftests/ | cut -d/ -f4 | sort -u); do
+	# Directories only: tools/testing/selftests/Makefile is no target.
+	for ksft in $(git -C "$tree" diff --name-only HEAD~1 HEAD -- tools/testing/selftests/ |
+		      awk -F/ 'NF > 4 { print $4 }' | sort -u); do
 		start=$(date +%s)
 		if nice -n 19 "$here/build-selftests.sh" "$tree" "$tree/obj-kselftest" "$tree/kselftest" "$ksft" \
 			>"$logs/$k-kselftest-$ksft.log" 2>&1; then
