@@ -4,6 +4,9 @@
 # and the NVMe namespaces of config/nvme.topology (TOPOLOGY= another file),
 # backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
 # host I/O; reads return zeroes) where the size is written null-co:SIZE.
+# The files stay sparse (QEMU turns zeroed blocks into holes:
+# detect-zeroes=unmap) and are deleted after the run (KEEP_IMAGES=1 keeps
+# them), so a whole-device zeroout does not cost gigabytes of host disk.
 # COMMAND runs in the guest (see guest/init); its output
 # is written to RUNDIR/output.log, the serial console to RUNDIR/console.log.
 # Without COMMAND the console is interactive (make shell).
@@ -27,7 +30,7 @@ while read -r name size lbs opts; do
 		drives+=(-drive "driver=null-co,read-zeroes=on,size=${size#null-co:},if=none,id=d$i") ;;
 	*)
 		truncate -s "$size" "$rundir/$name.img"
-		drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe") ;;
+		drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe,discard=unmap,detect-zeroes=unmap") ;;
 	esac
 	drives+=(-device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
 	i=$((i + 1))
@@ -50,6 +53,7 @@ timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \
 	-serial "file:$rundir/output.log" -monitor none -append "$append" \
 	>"$rundir/qemu.log" 2>&1 || rc=$?
 took=$(( $(date +%s) - start ))
+[ -n "${KEEP_IMAGES:-}" ] || rm -f "$rundir"/*.img
 
 fail=0
 if [ $rc -eq 124 ]; then

@@ -3,8 +3,9 @@
 # Makes BUILD_DIR/linux-base (the unpatched 6.12 base, detached) and
 # BUILD_DIR/linux-patched (branch blk-series, reset to the base) as git
 # worktrees of one source repository: KERNEL_TREE if given (a user's own
-# 6.12 git tree, its HEAD is the base), else BUILD_DIR/linux-src, unpacked
-# once from Debian's linux-source-6.12 and committed.
+# 6.12 git tree, its HEAD is the base), else BUILD_DIR/linux-src, a bare
+# repository, Debian's linux-source-6.12 unpacked once and committed.
+# Fails early when the disk has too little room for the workbench.
 # Prints the exact kernel version. Idempotent.
 set -euo pipefail
 
@@ -13,25 +14,41 @@ src=${2:-}
 tarball=/usr/src/linux-source-6.12.tar.xz
 mkdir -p "$build"
 
+# Linux's version from the top-level Makefile of a commit.
+kernelversion() { # repository, commit
+	git -C "$1" show "$2:Makefile" | awk -F' = ' '
+		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+		NR > 10 { exit } END { printf "%s.%s%s%s\n", v, p, (s != "" ? "." s : ""), e }'
+}
+
 if [ -z "$src" ]; then
+	# A bare repository: the worktrees below are the only checkouts.
 	src=$build/linux-src
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		[ -f "$tarball" ] || { echo "kernel-tree: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
+		# Two checkouts with their objects, the repository, the
+		# initramfs and the guest's scratch disks: about 6 GiB.
+		need=8 free=$(( $(df -Pk "$build" | awk 'NR == 2 { print $4 }') / 1048576 ))
+		if [ "$free" -lt "$need" ]; then
+			echo "kernel-tree: $free GiB free on the file system of $build; the workbench needs $need GiB" >&2
+			exit 1
+		fi
 		echo "kernel-tree: unpacking $tarball into $src"
 		start=$(date +%s)
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
 		tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-		mv "$src.tmp" "$src"
+		git init -q --bare -b debian "$src"
 		# Debian's top-level .gitignore ignores /*, so add with -f.
-		git -C "$src" init -q -b debian
-		git -C "$src" add -f .
+		git --git-dir="$src" --work-tree="$src.tmp" add -f .
 		# Dated by the tarball, so every machine gets the same base hash.
 		stamp="@$(stat -c %Y "$tarball") +0000"
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
-		git -C "$src" -c user.name=workbench -c user.email=workbench@localhost \
-			commit -q -m "Linux $(make -s -C "$src" kernelversion) from Debian linux-source-6.12"
+		git --git-dir="$src" --work-tree="$src.tmp" -c user.name=workbench -c user.email=workbench@localhost \
+			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from Debian linux-source-6.12"
 		git -C "$src" tag base
+		rm -rf "$src.tmp"
 		echo "kernel-tree: committed base in $(( $(date +%s) - start ))s"
 	fi
 	base=$(git -C "$src" rev-parse base)
@@ -42,7 +59,7 @@ else
 	base=$(git -C "$src" rev-parse HEAD)
 fi
 
-version=$(make -s -C "$src" kernelversion)
+version=$(kernelversion "$src" "$base")
 case $version in
 6.12|6.12.*) ;;
 *) echo "kernel-tree: $src is Linux $version, the series targets 6.12" >&2; exit 1 ;;

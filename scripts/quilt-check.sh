@@ -4,7 +4,8 @@
 # same result as git am did in PATCHED_TREE: resets the worktree
 # BUILD_DIR/linux-quilt to BASE, pushes the series with quilt, and checks
 # that it changed exactly the files the series changes, each to the same
-# content as in PATCHED_TREE.
+# content as in PATCHED_TREE. The worktree (a full kernel checkout) is
+# removed on exit, so it does not stay on the disk.
 set -euo pipefail
 
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
@@ -13,6 +14,7 @@ if [ ! -e "$qt/.git" ]; then
 	git -C "$patched" worktree prune
 	git -C "$patched" worktree add -q --detach "$qt" "$base"
 fi
+trap 'git -C "$patched" worktree remove --force "$qt"' EXIT
 cd "$qt"
 rm -rf .pc
 git checkout -q --detach -f "$base"

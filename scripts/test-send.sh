@@ -10,7 +10,8 @@
 # trailers, "base-commit: BASE" in the cover letter, each changelog below
 # "---" as in PATCHDIR. Then git am's the received patches in a worktree
 # BUILD_DIR/linux-sendtest detached at BASE, and checks that the tree and
-# the commit messages equal BUILD_DIR/linux-patched's. Uses
+# the commit messages equal BUILD_DIR/linux-patched's (the worktree is
+# removed afterwards). Uses
 # PATCHDIR/0000-cover-letter.patch, or a generated one if there is none.
 # The server is stopped in all cases. Prints "ok"/"not ok" lines and
 # "N passed, N failed"; exits 1 on any failure.
@@ -47,7 +48,8 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 # Debian's python3, which has python3-aiosmtpd, whatever python3 is first in PATH.
 /usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$port" -c aiosmtpd.handlers.Mailbox "$work/maildir" >"$work/smtpd.log" 2>&1 &
 smtpd=$!
-trap 'kill "$smtpd" 2>/dev/null || true; wait "$smtpd" 2>/dev/null || true' EXIT
+stop_server() { kill "$smtpd" 2>/dev/null || true; wait "$smtpd" 2>/dev/null || true; }
+trap stop_server EXIT
 up=0
 for _ in $(seq 50); do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then up=1; break; fi
@@ -166,6 +168,7 @@ check "each patch carries its changelog below '---' as in $dir" changelogs
 # The received series, applied to BASE, is the series.
 git -C "$patched" worktree prune
 [ -e "$tree/.git" ] || git -C "$patched" worktree add -q --detach "$tree" "$base"
+trap 'git -C "$patched" worktree remove --force "$tree"; stop_server' EXIT
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q --detach -f "$base"
 git -C "$tree" clean -q -fdx
