@@ -5,6 +5,8 @@
 # naming every requested option that olddefconfig dropped or changed (the
 # model is kunit.py's validate_config). With UNKNOWN_OK=1, options whose
 # symbol this TREE does not define (the series adds them) are only listed.
+# As in merge_config.sh, a later FRAGMENT overrides an earlier one: the
+# last value given for a symbol is the one checked.
 set -euo pipefail
 
 tree=$(realpath "$1") obj=$(realpath -m "$2"); shift 2
@@ -25,13 +27,16 @@ kmake tinyconfig >/dev/null
 	"$obj/.config" "$@" >"$obj/merge_config.log"
 kmake olddefconfig >/dev/null
 
+# "SYMBOL VALUE" for each option of the fragments, its last value.
+requested() {
+	sed -nE -e 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)$/\1 \2/p' \
+		-e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 n/p' "$@" |
+	awk '!($1 in val) { order[n++] = $1 } { val[$1] = substr($0, length($1) + 2) }
+	     END { for (i = 0; i < n; i++) print order[i], val[order[i]] }'
+}
+
 bad=0
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=*) sym=${line%%=*} want=${line#*=} ;;
-	"# CONFIG_"*" is not set") sym=${line#"# "}; sym=${sym%% *}; want=n ;;
-	*) continue ;;
-	esac
+while read -r sym want; do
 	got=$(grep -E "^$sym=" "$obj/.config" | cut -d= -f2- || true)
 	[ -n "$got" ] || got=n
 	[ "$got" = "$want" ] && continue
@@ -46,7 +51,7 @@ while IFS= read -r line; do
 		echo "kconfig: $sym=$want was dropped by olddefconfig (now: $got); check its dependencies" >&2
 	fi
 	bad=1
-done < <(cat "$@")
+done < <(requested "$@")
 [ $bad -eq 0 ] || { echo "kconfig: $obj/.config lacks requested options (see above)" >&2; exit 1; }
 echo "$stamp" >"$obj/.config.wb-stamp"
 echo "kconfig: $obj/.config has every option of: $*"

@@ -17,9 +17,9 @@ mkdir -p "$build"
 # Linux's version from the top-level Makefile of a commit.
 kernelversion() { # repository, commit
 	git -C "$1" show "$2:Makefile" | awk -F' = ' '
-		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		NR > 10 { next } $1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
 		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
-		NR > 10 { exit } END { printf "%s.%s%s%s\n", v, p, (s != "" ? "." s : ""), e }'
+		END { printf "%s.%s%s%s\n", v, p, (s != "" ? "." s : ""), e }'
 }
 
 if [ -z "$src" ]; then

@@ -18,6 +18,16 @@
 #define ZR_STEP		(1 * MiB)
 #define ZR_CHUNK	(4 * MiB)
 
+/*
+ * Bios per GiB of a zeroout through __blkdev_issue_zero_pages(): 2 MiB
+ * huge zero folio bvecs give 2 (at most 4 allowed); 4 KiB ZERO_PAGE
+ * bvecs give 1024 bios of 1 MiB (BIO_MAX_VECS pages).
+ */
+#define ZR_HUGE_MAX_BIOS	4
+#define ZR_SMALL_MIN_BIOS	900
+#define ZR_SMALL_MAX_BIOS	1200
+#define ZR_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+
 enum zr_method { ZR_BLKZEROOUT, ZR_FALLOCATE };
 
 struct zr_result {

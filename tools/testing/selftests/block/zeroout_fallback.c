@@ -23,12 +23,9 @@
 #include "zeroout_common.h"
 
 #define FAIL_DIR	"/sys/kernel/debug/fail_page_alloc/"
-#define USE_ZERO_PAGE	"/sys/kernel/mm/transparent_hugepage/use_zero_page"
+#define USE_ZERO_PAGE	ZR_THP_DIR "/use_zero_page"
 #define RANGE_START	(1 * GiB)
 #define RANGE_LEN	(1 * GiB)
-#define SMALL_MIN	900	/* 4 KiB bvecs: 1024 bios of 1 MiB per GiB */
-#define SMALL_MAX	1200
-#define HUGE_MAX	4	/* 2 MiB bvecs: 2 bios per GiB expected */
 #define RETRY_WAIT_US	1500000	/* kernel holds off retries for 1 s (HZ) */
 
 struct knob {
@@ -179,9 +176,9 @@ static void report_small(const char *why, const struct blkdev *dev, long bios)
 		ksft_test_result_fail("%s: zeroout 1GiB on %s: trace incomplete\n",
 				      why, dev->name);
 	else
-		ksft_test_result(bios >= SMALL_MIN && bios <= SMALL_MAX,
+		ksft_test_result(bios >= ZR_SMALL_MIN_BIOS && bios <= ZR_SMALL_MAX_BIOS,
 				 "%s: zeroout 1GiB on %s: %ld bios/GiB (pass iff %d..%d: 4KiB ZERO_PAGE bvecs)\n",
-				 why, dev->name, bios, SMALL_MIN, SMALL_MAX);
+				 why, dev->name, bios, ZR_SMALL_MIN_BIOS, ZR_SMALL_MAX_BIOS);
 }
 
 static void report_huge(const char *why, const struct blkdev *dev, int ret,
@@ -196,9 +193,9 @@ static void report_huge(const char *why, const struct blkdev *dev, int ret,
 		ksft_test_result_fail("%s: zeroout 1GiB on %s: trace incomplete\n",
 				      why, dev->name);
 	else
-		ksft_test_result(bios > 0 && bios <= HUGE_MAX,
+		ksft_test_result(bios > 0 && bios <= ZR_HUGE_MAX_BIOS,
 				 "%s: zeroout 1GiB on %s: zeros, %ld bios/GiB (pass iff 1..%d: 2MiB huge zero folio bvecs)\n",
-				 why, dev->name, bios, HUGE_MAX);
+				 why, dev->name, bios, ZR_HUGE_MAX_BIOS);
 }
 
 static void test_alloc_failure(const struct blkdev *dev, const char *skip)
