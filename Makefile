@@ -4,9 +4,14 @@
 #   make            build the patched 6.12 kernel, boot it on QEMU NVMe,
 #                   run the block kselftests (and KUnit at boot)
 #   make test       everything that must hold (host checks, patched run,
-#                   baseline run that must fail the shape tests)
+#                   baseline run that must fail the shape tests, the debug
+#                   kernel's run and its fault and stress cases)
 #   make shell      the same guest, interactive
-#   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM
+#   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
+#                   the kselftests and KUnit, then the fault and stress
+#                   cases of guest/stress (STRESS_SECS per case, 30)
+#   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
+#   make test-all   test and test-nothp, one summary
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
 #   make send       dry run of the mails (SEND=1 sends; V=N version)
@@ -50,7 +55,8 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline host-checks check send bench test-debug
+	run-baseline run-debug run-nothp host-checks check send bench \
+	test-debug test-nothp test-all
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -82,13 +88,21 @@ selftests: apply
 initramfs: selftests
 	@$(S)/initramfs.sh $(KSFT) $(INITRAMFS)
 
-# $(call guest-run,BZIMAGE,NAME): boot BZIMAGE, run the block kselftests;
-# TAP in $(T)/NAME.tap, a failed boot counted there as a failed test.
+# $(call guest-run,BZIMAGE,NAME[,INITRAMFS,COMMAND]): boot BZIMAGE, run
+# COMMAND (default: the block kselftests, from $(INITRAMFS)); TAP in
+# $(T)/NAME.tap, a failed boot counted there as a failed test.
 define guest-run
 	@mkdir -p $(T)
-	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(1) $(INITRAMFS) $(T)/$(2) '$(GUEST_CMD)' || \
+	@ALLOW_CMD_FAIL=1 $(S)/boot.sh $(1) $(or $(3),$(INITRAMFS)) $(T)/$(2) '$(or $(4),$(GUEST_CMD))' || \
 		echo "not ok - boot of the $(2) kernel (see above)" >>$(T)/$(2)/output.log
 	@grep -av '^WB-EXIT=' $(T)/$(2)/output.log >$(T)/$(2).tap || true
+endef
+
+# $(call variant,OBJ,FRAGMENT): the patched kernel with FRAGMENT on top of
+# the usual fragments, built in OBJ.
+define variant
+	@$(S)/kconfig.sh $(PATCHED) $(1) $(fragments) $(2)
+	@$(S)/build-kernel.sh $(PATCHED) $(1)
 endef
 
 run-patched: kernel-patched initramfs
@@ -101,13 +115,31 @@ run-baseline: kernel-base initramfs
 	@$(S)/baseline-proof.sh config/baseline-must-fail $(T)/baseline.tap >$(T)/baseline-proof.tap
 
 # The patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM, KFENCE and
-# friends (config/debug.config): every kselftest and KUnit case, no splat.
-DEBUG_OBJ := $(PATCHED)/obj-debug
-test-debug: apply initramfs
-	@$(S)/kconfig.sh $(PATCHED) $(DEBUG_OBJ) $(fragments) config/debug.config
-	@$(S)/build-kernel.sh $(PATCHED) $(DEBUG_OBJ)
-	$(call guest-run,$(DEBUG_OBJ)/arch/x86/boot/bzImage,debug)
-	@$(S)/tap-summary.sh debug=$(T)/debug.tap kunit=$(T)/debug/console.log
+# friends (config/debug.config): every kselftest and KUnit case, then, in
+# a boot of their own, the fault and stress cases of guest/stress. No splat.
+DEBUG_BZ    := $(PATCHED)/obj-debug/arch/x86/boot/bzImage
+STRESS_CPIO := $(B)/stress/initramfs.cpio
+STRESS_SECS ?= 30
+run-debug: apply initramfs
+	$(call variant,$(PATCHED)/obj-debug,config/debug.config)
+	$(call guest-run,$(DEBUG_BZ),debug)
+	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/stress $(STRESS_CPIO)
+	$(call guest-run,$(DEBUG_BZ),stress,$(STRESS_CPIO),/stress/blk_stress $(STRESS_SECS))
+
+DEBUG_TAP := debug=$(T)/debug.tap debug-kunit=$(T)/debug/console.log \
+	stress=$(T)/stress.tap
+test-debug: run-debug
+	@$(S)/tap-summary.sh $(DEBUG_TAP)
+
+# Without THP there is no huge zero folio: zeroing must take ZERO_PAGE.
+NOTHP_BZ  := $(PATCHED)/obj-nothp/arch/x86/boot/bzImage
+NOTHP_TAP := nothp=$(T)/nothp.tap nothp-kunit=$(T)/nothp/console.log
+run-nothp: apply initramfs
+	$(call variant,$(PATCHED)/obj-nothp,config/nothp.config)
+	$(call guest-run,$(NOTHP_BZ),nothp)
+
+test-nothp: run-nothp
+	@$(S)/tap-summary.sh $(NOTHP_TAP)
 
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
@@ -122,11 +154,20 @@ host-checks: apply
 	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, recipients, git am of the mails gives the series" \
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) patches
 
-test: host-checks run-patched run-baseline
+TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
+	kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap \
+	$(DEBUG_TAP)
+
+test: host-checks run-patched run-baseline run-debug
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
-	@$(S)/tap-summary.sh host=$(T)/host.tap patched=$(T)/patched.tap \
-		kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap
+	@$(S)/tap-summary.sh $(TEST_TAP)
+
+# make test, then the THP-off kernel even if make test failed; one summary.
+test-all:
+	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
+	$(MAKE) --no-print-directory run-nothp || rc=1; \
+	$(S)/tap-summary.sh $(TEST_TAP) $(NOTHP_TAP) || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
@@ -139,7 +180,8 @@ send: apply
 	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) patches
 
 bench: kernels initramfs
-	@$(S)/bench-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block $(BENCH)/initramfs.cpio
+	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bench \
+		$(BENCH)/initramfs.cpio /usr/sbin/blkdiscard /usr/sbin/mke2fs /etc/mke2fs.conf
 	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH) || rc=$$?; \
 		$(S)/bench-report.sh $(BENCH); exit $$rc
 

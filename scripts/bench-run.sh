@@ -5,7 +5,7 @@
 # TOPOLOGY=), booting them alternately for ROUNDS rounds: baseline then
 # patched in odd rounds, patched then baseline in even ones, so that a
 # drift of the host hits both alike. INITRAMFS must hold guest/bench
-# (scripts/bench-initramfs.sh). Each boot's result lines go to
+# (scripts/guest-initramfs.sh). Each boot's result lines go to
 # OUTDIR/raw/KERNEL-rN.txt (KERNEL is baseline or patched), its logs to
 # OUTDIR/runs/KERNEL-rN/. QUICK=1: 2 rounds, 1 GiB zeroouts, 512 MiB
 # reads; else 5 rounds, 4 GiB zeroouts, 2 GiB reads. ROUNDS, ZERO_MIB,

@@ -84,7 +84,7 @@ static void run_cases(const struct blkdev *dev, int present, const char *why)
 					      dev->size / MiB);
 			continue;
 		}
-		ret = zr_run(fd, dev, c->start, c->len, c->method, &res);
+		ret = zr_run(fd, dev, c->start, c->len, c->method, &res, NULL);
 		zr_report(desc, dev, ret, &res);
 	}
 	if (fd >= 0)
@@ -93,12 +93,10 @@ static void run_cases(const struct blkdev *dev, int present, const char *why)
 
 static void test_shape(const struct blkdev *dev, int present)
 {
-	static const char * const events[] = { "block_bio_queue", NULL };
 	unsigned long long start = 2 * GiB;
 	long lo = 1, hi = ZR_HUGE_MAX_BIOS;
 	const char *bvecs = "2MiB bvecs";
-	struct blk_trace t;
-	double t0, secs;
+	struct zr_result res;
 	long bios;
 	int fd, ret;
 
@@ -118,32 +116,25 @@ static void test_shape(const struct blkdev *dev, int present)
 				      dev->path, strerror(errno));
 		return;
 	}
-	/* 1024 bios unpatched: 8 MiB of buffer per CPU is plenty. */
-	ret = trace_start(&t, dev, events, 8192);
-	if (ret) {
-		ksft_test_result_fail("zeroout 1GiB bio shape: tracefs setup: %s\n",
-				      strerror(-ret));
-		trace_stop(&t);
-		close(fd);
-		return;
-	}
-	t0 = now_sec();
-	ret = blk_zeroout(fd, start, SHAPE_LEN);
-	secs = now_sec() - t0;
-	bios = trace_collect(&t, "block_bio_queue", NULL, NULL);
-	trace_stop(&t);
+	ret = zr_run(fd, dev, start, SHAPE_LEN, ZR_BLKZEROOUT, &res, &bios);
 	close(fd);
 
 	if (ret)
-		ksft_test_result_fail("zeroout 1GiB on %s: BLKZEROOUT failed: %s\n",
+		ksft_test_result_fail("zeroout 1GiB on %s: pattern I/O or tracefs setup failed: %s\n",
 				      dev->name, strerror(-ret));
+	else if (res.ret)
+		ksft_test_result_fail("zeroout 1GiB on %s: BLKZEROOUT failed: %s\n",
+				      dev->name, strerror(-res.ret));
+	else if (res.bad >= 0)
+		ksft_test_result_fail("zeroout 1GiB on %s: %s at byte %lld\n",
+				      dev->name, res.what, res.bad);
 	else if (bios < 0)
 		ksft_test_result_fail("zeroout 1GiB on %s: trace incomplete\n",
 				      dev->name);
 	else
 		ksft_test_result(bios >= lo && bios <= hi,
-				 "zeroout 1GiB on %s: %ld bios/GiB (pass iff %ld..%ld: %s), %.2fs\n",
-				 dev->name, bios, lo, hi, bvecs, secs);
+				 "zeroout 1GiB on %s: %ld bios/GiB (pass iff %ld..%ld: %s), zeros, %.2fs\n",
+				 dev->name, bios, lo, hi, bvecs, res.secs);
 }
 
 static void test_killable(const struct blkdev *dev, int present)
@@ -218,7 +209,7 @@ static void test_killable(const struct blkdev *dev, int present)
 	}
 	zr_report("zeroout after kill: 1MiB+1 block",
 		  dev, zr_run(fd, dev, 64 * MiB + dev->lbs, MiB + dev->lbs,
-			      ZR_BLKZEROOUT, &res), &res);
+			      ZR_BLKZEROOUT, &res, NULL), &res);
 	close(fd);
 }
 

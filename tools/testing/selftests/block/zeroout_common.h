@@ -122,20 +122,28 @@ static inline int zr_neighbour(int fd, const struct blkdev *dev,
 
 /*
  * Pattern, zero with @method, verify. @fd is the device opened O_RDWR |
- * O_DIRECT. Returns 0 if every step ran (res says whether the data was
- * right), or -errno of a failed pattern write / read back.
+ * O_DIRECT. With @bios, the zeroing call alone is traced and *@bios is
+ * the number of bios it queued on @dev (block_bio_queue), or -1 if the
+ * trace was incomplete. Returns 0 if every step ran (res says whether the
+ * data was right), or -errno of a failed pattern write / read back or
+ * trace setup.
  */
 static inline int zr_run(int fd, const struct blkdev *dev,
 			 unsigned long long start, unsigned long long len,
-			 enum zr_method method, struct zr_result *res)
+			 enum zr_method method, struct zr_result *res,
+			 long *bios)
 {
+	static const char * const events[] = { "block_bio_queue", NULL };
 	int has_before = start >= dev->lbs;
 	int has_after = start + len + dev->lbs <= dev->size;
+	struct blk_trace t;
 	double t0;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->bad = -1;
+	if (bios)
+		*bios = -1;
 	if (!zr_buf && posix_memalign(&zr_buf, 4096, ZR_CHUNK))
 		return -ENOMEM;
 
@@ -144,6 +152,12 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 		ret = zr_neighbour(fd, dev, start - dev->lbs, 0, res, NULL);
 	if (!ret && has_after)
 		ret = zr_neighbour(fd, dev, start + len, 0, res, NULL);
+	/* 1024 bios per GiB with 4 KiB bvecs: 8 MiB per CPU is plenty. */
+	if (!ret && bios) {
+		ret = trace_start(&t, dev, events, 8192);
+		if (ret)
+			trace_stop(&t);
+	}
 	if (ret)
 		return ret;
 
@@ -155,6 +169,10 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 				     FALLOC_FL_KEEP_SIZE, start, len) ?
 			   -errno : 0;
 	res->secs = now_sec() - t0;
+	if (bios) {
+		*bios = trace_collect(&t, "block_bio_queue", NULL, NULL);
+		trace_stop(&t);
+	}
 	if (res->ret)
 		return 0;
 

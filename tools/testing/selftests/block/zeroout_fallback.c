@@ -112,60 +112,17 @@ static int fail_order9(int on)
 	return 0;
 }
 
-/*
- * zr_run() interleaves pattern I/O with the zeroout, so count the zeroout's
- * bios in a run of its own: pattern, then (traced) zero, then verify.
- */
+/* Pattern, zero with BLKZEROOUT (traced), verify: the 1 GiB range. */
 static int zeroout_traced(const struct blkdev *dev, struct zr_result *res,
 			  long *bios)
 {
-	static const char * const events[] = { "block_bio_queue", NULL };
-	struct zr_result pre;
-	struct blk_trace t;
-	double t0;
 	int fd, ret;
 
 	*bios = -1;
-	memset(res, 0, sizeof(*res));
-	res->bad = -1;
 	fd = open(dev->path, O_RDWR | O_DIRECT);
 	if (fd < 0)
 		return -errno;
-	memset(&pre, 0, sizeof(pre));
-	pre.bad = -1;
-	if (!zr_buf && posix_memalign(&zr_buf, 4096, ZR_CHUNK)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	ret = zr_pieces(fd, dev->lbs, RANGE_START, RANGE_LEN,
-			ZR_WRITE_PATTERN, &pre);
-	if (!ret)
-		ret = zr_neighbour(fd, dev, RANGE_START - dev->lbs, 0, res,
-				   NULL);
-	if (!ret)
-		ret = zr_neighbour(fd, dev, RANGE_START + RANGE_LEN, 0, res,
-				   NULL);
-	if (!ret)
-		ret = trace_start(&t, dev, events, 8192);
-	if (ret) {
-		close(fd);
-		return ret;
-	}
-	t0 = now_sec();
-	res->ret = blk_zeroout(fd, RANGE_START, RANGE_LEN);
-	res->secs = now_sec() - t0;
-	*bios = trace_collect(&t, "block_bio_queue", NULL, NULL);
-	trace_stop(&t);
-	if (!res->ret) {
-		ret = zr_pieces(fd, dev->lbs, RANGE_START, RANGE_LEN,
-				ZR_CHECK_ZERO, res);
-		if (!ret)
-			ret = zr_neighbour(fd, dev, RANGE_START - dev->lbs, 1,
-					   res, "block before the range lost its pattern");
-		if (!ret)
-			ret = zr_neighbour(fd, dev, RANGE_START + RANGE_LEN, 1,
-					   res, "block after the range lost its pattern");
-	}
+	ret = zr_run(fd, dev, RANGE_START, RANGE_LEN, ZR_BLKZEROOUT, res, bios);
 	close(fd);
 	return ret;
 }

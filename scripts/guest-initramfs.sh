@@ -1,0 +1,49 @@
+#!/bin/bash
+# Usage: scripts/guest-initramfs.sh INITRAMFS SELFTEST_DIR GUEST_DIR OUT.cpio [FILE...]
+# Writes OUT.cpio: INITRAMFS (from scripts/initramfs.sh) followed by a
+# second cpio archive with what a make target adds to the guest: GUEST_DIR
+# (guest/bench, guest/stress) at /NAME, each of its .c files built into a
+# program there against the block kselftest sources in SELFTEST_DIR
+# (tools/testing/selftests/block of the patched tree: its helpers), and
+# each host FILE at its own path: programs with the shared libraries
+# INITRAMFS lacks, other files as they are. The kernel unpacks
+# concatenated archives in order, so INITRAMFS itself is left as it is.
+set -euo pipefail
+
+base=$1 ksft_src=$2 dir=$3 out=$4
+shift 4
+name=$(basename "$dir")
+echo "guest-initramfs: $base + $dir${*:+, $*} -> $out"
+start=$(date +%s)
+mkdir -p "$(dirname "$out")"
+root=$(mktemp -d "$(dirname "$out")/$name-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root/$name"
+cp -a "$dir"/. "$root/$name/"
+for c in "$dir"/*.c; do
+	[ -e "$c" ] || continue
+	prog=$root/$name/$(basename "$c" .c)
+	if ! gcc -O2 -Wall -I"$ksft_src" -o "$prog" "$c" 2>"$root/gcc.log"; then
+		sed 's/^/  | /' "$root/gcc.log" >&2
+		echo "guest-initramfs: $c does not build against $ksft_src" >&2
+		exit 1
+	fi
+done
+rm -f "$root/gcc.log"
+have=$(cpio -it --quiet <"$base" | sed "s|^\./||")
+for p in "$@"; do
+	[ -e "$p" ] || { echo "guest-initramfs: $p is not installed" >&2; exit 1; }
+	mkdir -p "$root$(dirname "$p")"
+	cp "$p" "$root$p"
+	[ -x "$p" ] || continue
+	ldd "$p" | grep -oE '/[^ ]+' | while read -r lib; do
+		grep -qxF "${lib#/}" <<<"$have" && continue
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+{ cat "$base"; (cd "$root" && find . -mindepth 1 | cpio -o -H newc --quiet); } >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "guest-initramfs: $out ($(du -h "$out" | cut -f1)) in $(( $(date +%s) - start ))s"
