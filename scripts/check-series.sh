@@ -245,12 +245,14 @@ checkpatch() { # patch file, label
 	fi
 }
 
-# The worktree, reset to BASE.
-mkdir -p "$logs"
+# The worktree, reset to BASE; its logs directory after it (git worktree
+# add refuses a directory that exists).
 if [ ! -e "$tree/.git" ]; then
+	rm -rf "$tree"
 	git -C "$build/linux-base" worktree prune
 	git -C "$build/linux-base" worktree add -q --detach "$tree" "$base"
 fi
+mkdir -p "$logs"
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q --detach -f "$base"
 git -C "$tree" clean -q -fdx -e '/obj-*' -e /logs

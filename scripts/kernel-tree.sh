@@ -76,6 +76,8 @@ add_worktree() { # dir, git worktree add options...
 }
 add_worktree "$build/linux-base" --detach "$build/linux-base" "$base"
 add_worktree "$build/linux-patched" -B blk-series "$build/linux-patched" "$base"
-git -C "$build/linux-base" checkout -q --detach "$base"
+# Only if it moved: two make targets may run this at once.
+[ "$(git -C "$build/linux-base" rev-parse HEAD)" = "$base" ] ||
+	git -C "$build/linux-base" checkout -q --detach "$base"
 echo "$base" > "$build/base-commit"
 echo "kernel-tree: Linux $version, base $(git -C "$src" log -1 --format='%h %s' "$base")"
