@@ -90,6 +90,10 @@ table=$out/table.md
 	kb=$(grep -ho 'kernel=[^ ]*' "$out"/raw/baseline-*.txt 2>/dev/null | head -n 1 | cut -d= -f2 || true)
 	kp=$(grep -ho 'kernel=[^ ]*' "$out"/raw/patched-*.txt 2>/dev/null | head -n 1 | cut -d= -f2 || true)
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), baseline ${kb:-?}, patched ${kp:-?}, QEMU TCG, $(nproc) host cores;"
+	if [ -f "$out/kernels.txt" ]; then
+		echo "built from: $(sed 's/^\([a-z]*\) \([0-9a-f]*\) \(.*\)/\1 \2 (\3)/' "$out/kernels.txt" | paste -sd';' | sed 's/;/; /g');"
+		echo "builds: $(grep -ho 'build=[^ ]*' "$out"/raw/baseline-*.txt 2>/dev/null | head -n 1 | cut -d= -f2 | tr _ ' ') (baseline), $(grep -ho 'build=[^ ]*' "$out"/raw/patched-*.txt 2>/dev/null | head -n 1 | cut -d= -f2 | tr _ ' ') (patched);"
+	fi
 	echo "sizes: $(grep -ho 'zero_mib=[0-9]* fio_mib=[0-9]*' "${raw[@]}" | head -n 1). MiB/s: median [min-max] over the rounds; ratio: patched/baseline of the medians."
 	echo
 	echo "| case | baseline MiB/s | patched MiB/s | ratio | ranges | CPU s/GiB b / p | bios/GiB b / p | requests/GiB b / p (ideal) |"

@@ -27,6 +27,12 @@ for f in "$bz_base" "$bz_patched" "$initrd" "$TOPOLOGY"; do
 done
 mkdir -p "$out/raw" "$out/runs"
 rm -f "$out"/raw/*.txt
+# Which source each kernel was built from, for the report's header.
+for k in baseline patched; do
+	bz=$bz_base
+	[ "$k" = patched ] && bz=$bz_patched
+	echo "$k $(git -C "${bz%/obj/arch/x86/boot/bzImage}" log -1 --format='%h %s')"
+done >"$out/kernels.txt"
 
 boot=$here/boot.sh
 

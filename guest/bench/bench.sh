@@ -20,7 +20,7 @@ set -u
 zero_mib=$1 fio_mib=$2
 shift 2
 T=/sys/kernel/tracing
-all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref mkfs-ext4-mdts5 read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 irr64m-def irr64m-384 irr64m-128 irrwrite64m-384 randread64k-msk32 read64k-msk32"
+all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref mkfs-ext4-mdts5 read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 write64m-def write64m-384 write64m-128 write1m-384 irr64m-def irr64m-384 irr64m-128 irrwrite64m-384 randread64k-msk32 read64k-msk32"
 cases=${*:-$all}
 status=0
 
@@ -96,6 +96,7 @@ run_case() {
 	esac
 	case $c in
 	read64m-*) bs=64m ;; read1m-*) bs=1m ;;
+	write64m-*) bs=64m rw=write ;; write1m-*) bs=1m rw=write ;;
 	randread64k-*) bs=64k rw=randread iodepth=32 engine=libaio ;;
 	read64k-*) bs=64k iodepth=32 engine=libaio ;;
 	esac
@@ -169,7 +170,7 @@ run_case() {
 # Marker timestamps from one clock for all CPUs: the default "local"
 # clock is per CPU, and the shell may move between the two markers.
 echo mono >$T/trace_clock
-echo "BENCHINFO kernel=$(uname -r) zero_mib=$zero_mib fio_mib=$fio_mib thp=$(tr ' ' '_' </sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+echo "BENCHINFO kernel=$(uname -r) build=$(uname -v | tr ' ' '_') zero_mib=$zero_mib fio_mib=$fio_mib thp=$(tr ' ' '_' </sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 for d in /sys/block/nvme*n*; do
 	cat "$d/queue/max_sectors_kb" >"/tmp/bench-default-kb-$(basename "$d")"
 	echo "BENCHDEV $(basename "$d") serial=$(tr -d ' ' <"$d/device/serial") lbs=$(cat "$d/queue/logical_block_size") max_hw_kb=$(cat "$d/queue/max_hw_sectors_kb") max_kb=$(cat "$d/queue/max_sectors_kb") max_segs=$(cat "$d/queue/max_segments") wz=$(cat "$d/queue/write_zeroes_max_bytes")"
