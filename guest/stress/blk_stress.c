@@ -40,7 +40,7 @@
 
 #include "zeroout_common.h"
 
-#define FAIL_DIR	"/sys/kernel/debug/fail_page_alloc/"
+#define FAIL_DIR	ZR_FAIL_DIR
 #define NR_ZERO_WORKERS	3
 #define WORKER_REGION	(256 * MiB)
 #define WORKER_MAX_LEN	(8 * MiB)
@@ -201,32 +201,6 @@ static long long meminfo_kb(const char *key)
 
 /* Case 1 ------------------------------------------------------------------ */
 
-static int fail_order9(const char *probability)
-{
-	static const char * const set[][2] = {
-		{ "probability", "0" },
-		{ "min-order", "9" },
-		{ "times", "-1" },
-		{ "ignore-gfp-wait", "N" },
-		{ "ignore-gfp-highmem", "N" },
-		{ "task-filter", "N" },
-		{ "verbose", "0" },
-		{ "interval", "1" },
-		{ "space", "0" },
-	};
-	char path[256];
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(set); i++) {
-		snprintf(path, sizeof(path), FAIL_DIR "%s", set[i][0]);
-		ret = sysfs_write(path, set[i][1]);
-		if (ret)
-			return ret;
-	}
-	return sysfs_write(FAIL_DIR "probability", probability);
-}
-
 /* One traced zeroout of the 64 MiB range; bios <= 2: huge folio bvecs. */
 static int alloc_zeroout(int fd, long *bios, char *why, size_t len)
 {
@@ -276,7 +250,7 @@ static void case_alloc_failure(void)
 		return;
 	}
 	fd = open(nowz.path, O_RDWR | O_DIRECT);
-	if (fd < 0 || fail_order9("100")) {
+	if (fd < 0 || zr_fail_order9("100")) {
 		ksft_test_result_fail("allocation failure: set-up of %s / " FAIL_DIR " failed\n",
 				      nowz.path);
 		return;
@@ -287,7 +261,7 @@ static void case_alloc_failure(void)
 	while (ok && now_sec() < t_end) {
 		if (!rand_phase && n_full && now_sec() >= t_rand) {
 			rand_phase = 1;
-			fail_order9("50");
+			zr_fail_order9("50");
 		}
 		if (alloc_zeroout(fd, &bios, why, sizeof(why))) {
 			ok = 0;

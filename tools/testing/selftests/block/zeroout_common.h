@@ -28,6 +28,48 @@
 #define ZR_SMALL_MAX_BIOS	1200
 #define ZR_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 
+#define ZR_FAIL_DIR		"/sys/kernel/debug/fail_page_alloc/"
+
+/*
+ * Make fail_page_alloc fail allocations of order 9 and up (the huge zero
+ * folio) with @probability percent, whatever their GFP flags and task;
+ * "0" turns it off. Returns 0, or -errno of the first knob that could not
+ * be set (and then turns it off).
+ */
+static inline int zr_fail_order9(const char *probability)
+{
+	static const char * const set[][2] = {
+		{ "probability", "0" },
+		{ "min-order", "9" },
+		{ "times", "-1" },
+		{ "ignore-gfp-wait", "N" },
+		{ "ignore-gfp-highmem", "N" },
+		{ "task-filter", "N" },
+		{ "verbose", "0" },
+		{ "interval", "1" },
+		{ "space", "0" },
+	};
+	char path[256];
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(probability, "0"))
+		return sysfs_write(ZR_FAIL_DIR "probability", "0");
+	for (i = 0; i < ARRAY_SIZE(set); i++) {
+		snprintf(path, sizeof(path), ZR_FAIL_DIR "%s", set[i][0]);
+		ret = sysfs_write(path, set[i][1]);
+		if (ret) {
+			ksft_print_msg("%s = %s: %s\n", path, set[i][1],
+				       strerror(-ret));
+			return ret;
+		}
+	}
+	ret = sysfs_write(ZR_FAIL_DIR "probability", probability);
+	if (ret)
+		sysfs_write(ZR_FAIL_DIR "probability", "0");
+	return ret;
+}
+
 enum zr_method { ZR_BLKZEROOUT, ZR_FALLOCATE };
 
 struct zr_result {

@@ -22,7 +22,7 @@
 
 #include "zeroout_common.h"
 
-#define FAIL_DIR	"/sys/kernel/debug/fail_page_alloc/"
+#define FAIL_DIR	ZR_FAIL_DIR
 #define USE_ZERO_PAGE	ZR_THP_DIR "/use_zero_page"
 #define RANGE_START	(1 * GiB)
 #define RANGE_LEN	(1 * GiB)
@@ -77,39 +77,6 @@ static void on_signal(int sig)
 	knobs_restore();
 	signal(sig, SIG_DFL);
 	raise(sig);
-}
-
-static int fail_order9(int on)
-{
-	static const char * const set[][2] = {
-		{ "probability", "0" },
-		{ "min-order", "9" },
-		{ "times", "-1" },
-		{ "ignore-gfp-wait", "N" },
-		{ "ignore-gfp-highmem", "N" },
-		{ "task-filter", "N" },
-		{ "verbose", "0" },
-		{ "interval", "1" },
-		{ "space", "0" },
-		{ "probability", "100" },
-	};
-	char path[256];
-	unsigned int i;
-	int ret;
-
-	if (!on)
-		return sysfs_write(FAIL_DIR "probability", "0");
-	for (i = 0; i < ARRAY_SIZE(set); i++) {
-		snprintf(path, sizeof(path), FAIL_DIR "%s", set[i][0]);
-		ret = sysfs_write(path, set[i][1]);
-		if (ret) {
-			ksft_print_msg("%s = %s: %s\n", path, set[i][1],
-				       strerror(-ret));
-			sysfs_write(FAIL_DIR "probability", "0");
-			return ret;
-		}
-	}
-	return 0;
 }
 
 /* Pattern, zero with BLKZEROOUT (traced), verify: the 1 GiB range. */
@@ -177,12 +144,12 @@ static void test_alloc_failure(const struct blkdev *dev, const char *skip)
 
 	alloc0 = vmstat_read("thp_zero_page_alloc");
 	fail0 = vmstat_read("thp_zero_page_alloc_failed");
-	ret = fail_order9(1);
+	ret = zr_fail_order9("100");
 	if (ret)
 		ksft_exit_fail_msg("cannot set up " FAIL_DIR ": %s\n",
 				   strerror(-ret));
 	ret = zeroout_traced(dev, &res, &bios);
-	fail_order9(0);
+	zr_fail_order9("0");
 	alloc1 = vmstat_read("thp_zero_page_alloc");
 	fail1 = vmstat_read("thp_zero_page_alloc_failed");
 
