@@ -150,11 +150,14 @@ run_case() {
 			--iodepth=$iodepth --randrepeat=1 --norandommap \
 			--output-format=terse --terse-version=3) || return 1
 		w1=$(uptime_cs)
-		# terse v3: field 6 read KiB, 9 read runtime in ms, 88 and 89
-		# user and system CPU in % of the job's runtime.
-		secs=$(echo "$out" | awk -F';' '{ printf "%.3f", $9 / 1000 }')
-		bytes=$(echo "$out" | awk -F';' '{ printf "%d", $6 * 1024 }')
-		cpu=$(echo "$out" | awk -F';' '{ printf "%.3f", ($88 + $89) / 100 * $9 / 1000 }')
+		# terse v3: fields 6 and 9 read KiB and runtime in ms, 47 and
+		# 50 the same for writes, 88 and 89 user and system CPU in % of
+		# the job's runtime.
+		o=0
+		case $rw in *write) o=41 ;; esac
+		secs=$(echo "$out" | awk -F';' -v o=$o '{ printf "%.3f", $(9 + o) / 1000 }')
+		bytes=$(echo "$out" | awk -F';' -v o=$o '{ printf "%.0f", $(6 + o) * 1024 }')
+		cpu=$(echo "$out" | awk -F';' -v o=$o '{ printf "%.3f", ($88 + $89) / 100 * $(9 + o) / 1000 }')
 	fi
 	c1=$(busy_jiffies)
 	[ $kind = zero ] || [ $kind = mkfs ] && cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
