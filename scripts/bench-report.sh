@@ -137,7 +137,7 @@ set yrange [0:*]
 set ylabel "MiB/s"
 set title "Zeroing: BLKZEROOUT without Write Zeroes at MDTS 5, 7, 9, with Write Zeroes (reference); mkfs.ext4 of 16 GiB (device MiB per s)"
 plot "$plot" index 0 using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index 0 using 5:6:7 title "patched" lc rgb "#ee6677"
-set title "Direct I/O: fio reads (ordinary buffers), irr*: 64 MiB I/Os from the kselftest's irregular buffer; suffix: max_sectors_kb (def 512)"
+set title "Direct I/O: fio reads and writes (ordinary buffers), irr*: 64 MiB I/Os from the kselftest's irregular buffer; suffix: max_sectors_kb (def 512)"
 set xtics rotate by -20
 plot "$plot" index 1 using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index 1 using 5:6:7 title "patched" lc rgb "#ee6677"
 unset multiplot
