@@ -288,7 +288,7 @@ static void case_alloc_failure(void)
 	}
 	elapsed = now_sec() - t0;
 	fails = vmstat_read("thp_zero_page_alloc_failed") - fail0;
-	sysfs_write(FAIL_DIR "probability", "0");
+	zr_fail_order9("0");
 
 	/* Lifted: after the 1 s back-off the next zeroout takes the folio. */
 	if (ok) {
@@ -320,11 +320,13 @@ static void pressure_worker(int hog, double deadline, struct wstat *st)
 {
 	size_t len;
 	char *p;
+	int ret;
 
 	while (now_sec() < deadline) {
 		if (!hog) {
-			if (sysfs_write("/proc/sys/vm/drop_caches", "3"))
-				wfail(st, "drop_caches: %s", strerror(errno));
+			ret = sysfs_write("/proc/sys/vm/drop_caches", "3");
+			if (ret)
+				wfail(st, "drop_caches: %s", strerror(-ret));
 			st->zeroouts++;
 			usleep(20000);
 			continue;
@@ -664,7 +666,7 @@ static void case_boundaries(void)
 
 static void restore(void)
 {
-	sysfs_write(FAIL_DIR "probability", "0");
+	zr_fail_order9("0");
 	blk_queue_set(&nowz, "max_sectors_kb", nowz.max_sectors_kb);
 }
 
