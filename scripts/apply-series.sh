@@ -6,6 +6,8 @@
 # the run, naming the patch and quoting git am. Each patch's changelog
 # (between "---" and the diffstat) is kept as a git note on its commit.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 # git am and git notes record a committer: name one where git has none
 # configured (a fresh CI machine), without touching any git config.
 ident=()
@@ -13,20 +15,20 @@ git config user.email >/dev/null ||
 	ident=(-c user.name=workbench -c user.email=workbench@localhost)
 
 tree=$1 base=$2 dir=$3
-series=$dir/series
-[ -f "$series" ] || { echo "apply-series: $series missing" >&2; exit 1; }
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$series")
-stamp=$(cd "$dir" && cat series "${patches[@]}" 2>/dev/null | sha1sum | cut -d' ' -f1)
+wb_series "$dir"
+for p in "${wb_patches[@]}"; do
+	[ -f "$dir/$p" ] || { echo "apply-series: $dir/series lists $p, which is not in $dir" >&2; exit 1; }
+done
+stamp=$(cd "$dir" && cat series "${wb_patches[@]}" | sha1sum | cut -d' ' -f1)
 stampfile=$(git -C "$tree" rev-parse --git-dir)/wb-series-applied
 if [ "$(cat "$stampfile" 2>/dev/null)" = "$stamp $(git -C "$tree" rev-parse HEAD)" ]; then
-	echo "apply-series: ${#patches[@]} patches already applied on $tree"
+	echo "apply-series: ${#wb_patches[@]} patches already applied on $tree"
 	exit 0
 fi
 
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -B blk-series "$base"
-for p in "${patches[@]}"; do
-	[ -f "$dir/$p" ] || { echo "apply-series: $series lists $p, which is not in $dir" >&2; exit 1; }
+for p in "${wb_patches[@]}"; do
 	if ! out=$(git "${ident[@]}" -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		echo "apply-series: patch $p does not apply to $(git -C "$tree" log -1 --format='%h %s' "$base"):" >&2
@@ -44,4 +46,4 @@ for p in "${patches[@]}"; do
 	fi
 done
 echo "$stamp $(git -C "$tree" rev-parse HEAD)" >"$stampfile"
-echo "apply-series: applied ${#patches[@]} patches: $(git -C "$tree" log -1 --format='%h %s')"
+echo "apply-series: applied ${#wb_patches[@]} patches: $(git -C "$tree" log -1 --format='%h %s')"

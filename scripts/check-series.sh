@@ -20,6 +20,8 @@
 # logs in linux-check/logs. CHECK_TARGETS="x86_64 i386-thp" limits the
 # build targets; CHECKPATCH_ONLY=1 skips all builds.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 # git am and git notes record a committer: name one where git has none
 # configured (a fresh CI machine), without touching any git config.
 ident=()
@@ -47,8 +49,8 @@ here=$(realpath "$(dirname "$0")")
 tree=$build/linux-check logs=$build/linux-check/logs
 export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_NOHASHDIR=1
 jobs=$(( $(nproc) ))
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$dir/series")
-n=${#patches[@]}
+wb_series "$dir"
+n=${#wb_patches[@]}
 declare -A arch_of cc_of conf_of broken
 names=()
 for t in "${TARGETS[@]}"; do
@@ -259,7 +261,7 @@ git -C "$tree" clean -q -fdx -e '/obj-*' -e /logs
 
 # The kernel .c files the series touches: each target builds those at
 # every step. Kselftests are built by their own Makefile, below.
-mapfile -t series_c < <(cd "$dir" && cat "${patches[@]}" |
+mapfile -t series_c < <(cd "$dir" && cat "${wb_patches[@]}" |
 	sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' | grep -v '^tools/' | sort -u)
 echo "check: $n patches of $dir/series on $(git -C "$tree" log -1 --format='%h %s' "$base")"
 echo "check: build targets: ${names[*]:-none}; objects: ${series_c[*]}"
@@ -278,7 +280,7 @@ for t in "${names[@]}"; do
 done
 
 k=0
-for p in "${patches[@]}"; do
+for p in "${wb_patches[@]}"; do
 	k=$((k + 1)) label="$k/$n"
 	checkpatch "$dir/$p" "$label"
 	start=$(date +%s)

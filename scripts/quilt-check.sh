@@ -7,9 +7,12 @@
 # content as in PATCHED_TREE. The worktree (a full kernel checkout) is
 # removed on exit, so it does not stay on the disk.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
 qt=$build/linux-quilt
+wb_series "$dir"
 if [ ! -e "$qt/.git" ]; then
 	git -C "$patched" worktree prune
 	git -C "$patched" worktree add -q --detach "$qt" "$base"
@@ -36,4 +39,4 @@ for f in $want; do
 	[ "$a" = "$b" ] || { echo "quilt-check: $f differs between quilt push -a and git am" >&2; bad=1; }
 done
 [ $bad -eq 0 ] || exit 1
-echo "quilt-check: quilt push -a of $(grep -c . "$dir/series") patches changes the same $(wc -w <<<"$want") files as git am, to the same content"
+echo "quilt-check: quilt push -a of ${#wb_patches[@]} patches changes the same $(wc -w <<<"$want") files as git am, to the same content"

@@ -18,13 +18,15 @@
 # settings of git config; the sender is $FROM, sendemail.from or the git
 # identity. Extra arguments go to git send-email (--in-reply-to=...).
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3"); shift 3
 patched=$build/linux-patched out=$build/outgoing
 cover=${COVER:-$dir/0000-cover-letter.patch}
 gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords}
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$dir/series")
-n=${#patches[@]}
+wb_series "$dir"
+n=${#wb_patches[@]}
 
 [ -f "$cover" ] || { echo "send-series: no cover letter $cover (write it, or set COVER=FILE)" >&2; exit 1; }
 if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
@@ -56,7 +58,7 @@ rm -rf "$out" && mkdir -p "$out"
 outgoing "$cover" 0 "$out/0000-cover-letter.patch"
 files=("$out/0000-cover-letter.patch")
 m=0
-for p in "${patches[@]}"; do
+for p in "${wb_patches[@]}"; do
 	m=$((m + 1))
 	grep -q '^---$' "$dir/$p" || { echo "send-series: $p has no '---' line" >&2; exit 1; }
 	outgoing "$dir/$p" "$m" "$out/$p"

@@ -16,6 +16,8 @@
 # The server is stopped in all cases. Prints "ok"/"not ok" lines and
 # "N passed, N failed"; exits 1 on any failure.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
@@ -97,8 +99,8 @@ for idx, m, msg, subject in mails:
 out.close()
 EOF
 
-mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]].*//' -e '/^$/d' "$dir/series")
-n=${#patches[@]}
+wb_series "$dir"
+n=${#wb_patches[@]}
 check "received $((n + 1)) mails (cover letter and $n patches)" test "$(wc -l <"$work/received.tsv")" -eq $((n + 1))
 
 subjects() {
@@ -134,10 +136,10 @@ addresses() { grep -oE '[^<> ,]+@[^<> ,]+' | tr '[:upper:]' '[:lower:]' | sort -
 recipients() {
 	local gm bad=0 i=0 src want
 	gm=$(cd "$patched" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback --nokeywords \
-		"${patches[@]/#/$dir/}" | addresses)
+		"${wb_patches[@]/#/$dir/}" | addresses)
 	while IFS=$'\t' read -r idx _ _ _ _ _ rcpt subject; do
 		src=${COVER:-$dir/0000-cover-letter.patch}
-		[ "$idx" -eq 0 ] || src=$dir/${patches[idx - 1]}
+		[ "$idx" -eq 0 ] || src=$dir/${wb_patches[idx - 1]}
 		want=$( { echo "$gm"
 			sed -n '/^From: /,/^[^ ]/p; /^---$/q; /^[A-Za-z-]*-by: \|^Cc: /p' "$src" | addresses; } |
 			grep -vxF "$sender" | sort -u)
@@ -156,7 +158,7 @@ check "the cover letter says base-commit: $(git -C "$patched" rev-parse "$base")
 
 changelogs() {
 	local m=0 bad=0 p
-	for p in "${patches[@]}"; do
+	for p in "${wb_patches[@]}"; do
 		m=$((m + 1))
 		cmp -s <(sed -n '/^---$/,/^diff --git /p' "$dir/$p") <(sed -n '/^---$/,/^diff --git /p' "$work/body.$m") ||
 			{ echo "$p: the part below '---' differs in mail $m"; bad=1; }
