@@ -8,11 +8,6 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
-# git am and git notes record a committer: name one where git has none
-# configured (a fresh CI machine), without touching any git config.
-ident=()
-git config user.email >/dev/null ||
-	ident=(-c user.name=workbench -c user.email=workbench@localhost)
 
 tree=$1 base=$2 dir=$3
 wb_series "$dir"
@@ -29,7 +24,7 @@ fi
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -B blk-series "$base"
 for p in "${wb_patches[@]}"; do
-	if ! out=$(git "${ident[@]}" -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
+	if ! out=$(wb_git -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		echo "apply-series: patch $p does not apply to $(git -C "$tree" log -1 --format='%h %s' "$base"):" >&2
 		printf '  | %s\n' "${out//$'\n'/$'\n'  | }" >&2
@@ -42,7 +37,7 @@ for p in "${wb_patches[@]}"; do
 		inlog && /^Notes:$/ { next }
 		inlog { sub(/^    /, ""); print }' "$dir/$p")
 	if [ -n "$(tr -d '[:space:]' <<<"$changelog")" ]; then
-		git "${ident[@]}" -C "$tree" notes add -f -m "$changelog" HEAD
+		wb_git -C "$tree" notes add -f -m "$changelog" HEAD
 	fi
 done
 echo "$stamp $(git -C "$tree" rev-parse HEAD)" >"$stampfile"

@@ -22,11 +22,6 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
-# git am and git notes record a committer: name one where git has none
-# configured (a fresh CI machine), without touching any git config.
-ident=()
-git config user.email >/dev/null ||
-	ident=(-c user.name=workbench -c user.email=workbench@localhost)
 export LC_ALL=C
 
 # name           ARCH    compiler             config lines (cross targets)
@@ -284,7 +279,7 @@ for p in "${wb_patches[@]}"; do
 	k=$((k + 1)) label="$k/$n"
 	checkpatch "$dir/$p" "$label"
 	start=$(date +%s)
-	if ! out=$(git "${ident[@]}" -C "$tree" am -q --keep-cr "$dir/$p" 2>&1); then
+	if ! out=$(wb_git -C "$tree" am -q --keep-cr "$dir/$p" 2>&1); then
 		result "$label git am" FAIL "$start" "$p does not apply on its predecessors:"
 		indent <<<"$out"
 		break

@@ -8,6 +8,8 @@
 # Fails early when the disk has too little room for the workbench.
 # Prints the exact kernel version. Idempotent.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 build=$(realpath -m "$1")
 src=${2:-}
@@ -45,7 +47,7 @@ if [ -z "$src" ]; then
 		# Dated by the tarball, so every machine gets the same base hash.
 		stamp="@$(stat -c %Y "$tarball") +0000"
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
-		git --git-dir="$src" --work-tree="$src.tmp" -c user.name=workbench -c user.email=workbench@localhost \
+		git "${WB_IDENT[@]}" --git-dir="$src" --work-tree="$src.tmp" \
 			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from Debian linux-source-6.12"
 		git -C "$src" tag base
 		rm -rf "$src.tmp"

@@ -21,3 +21,19 @@ wb_series() {
 	mapfile -t wb_patches < <(sed -e 's/^[[:space:]]*//' -e '/^#/d' \
 		-e 's/[[:space:]].*//' -e '/^$/d' "$1/series")
 }
+
+# The committer (and author) the workbench names where it must name one,
+# as git -c options, so that no git config is written: the base commit of
+# Debian's tree (scripts/kernel-tree.sh: the same on every machine, so
+# that its hash is too) and, through wb_git, a machine with none.
+WB_IDENT=(-c user.name=workbench -c user.email=workbench@localhost)
+
+# wb_git ARG...: git ARG..., with WB_IDENT where git config names no
+# committer (a fresh CI machine): git am and git notes record one.
+wb_git() {
+	if git config user.email >/dev/null; then
+		git "$@"
+	else
+		git "${WB_IDENT[@]}" "$@"
+	fi
+}
