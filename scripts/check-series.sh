@@ -242,17 +242,11 @@ checkpatch() { # patch file, label
 	fi
 }
 
-# The worktree, reset to BASE; its logs directory after it (git worktree
-# add refuses a directory that exists).
-if [ ! -e "$tree/.git" ]; then
-	rm -rf "$tree"
-	git -C "$build/linux-base" worktree prune
-	git -C "$build/linux-base" worktree add -q --detach "$tree" "$base"
-fi
+# The worktree, reset to BASE with the objects and logs of earlier runs;
+# its logs directory after it (git worktree add refuses a directory that
+# exists).
+wb_worktree "$build/linux-base" "$tree" "$base" '/obj-*' /logs
 mkdir -p "$logs"
-git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" checkout -q --detach -f "$base"
-git -C "$tree" clean -q -fdx -e '/obj-*' -e /logs
 
 # The kernel .c files the series touches: each target builds those at
 # every step. Kselftests are built by their own Makefile, below.

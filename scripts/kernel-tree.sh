@@ -67,17 +67,8 @@ case $version in
 *) echo "kernel-tree: $src is Linux $version, the series targets 6.12" >&2; exit 1 ;;
 esac
 
-add_worktree() { # dir, git worktree add options...
-	local dir=$1; shift
-	if [ -e "$dir/.git" ]; then
-		return 0
-	fi
-	echo "kernel-tree: checking out $dir"
-	git -C "$src" worktree prune
-	git -C "$src" worktree add -q "$@"
-}
-add_worktree "$build/linux-base" --detach "$build/linux-base" "$base"
-add_worktree "$build/linux-patched" -B blk-series "$build/linux-patched" "$base"
+wb_worktree_add "$src" "$build/linux-base" "$base" --detach
+wb_worktree_add "$src" "$build/linux-patched" "$base" -B blk-series
 # Only if it moved: two make targets may run this at once.
 [ "$(git -C "$build/linux-base" rev-parse HEAD)" = "$base" ] ||
 	git -C "$build/linux-base" checkout -q --detach "$base"

@@ -37,3 +37,31 @@ wb_git() {
 		git "${WB_IDENT[@]}" "$@"
 	fi
 }
+
+# wb_worktree_add REPO DIR COMMIT [OPTION...]: unless DIR is a worktree
+# already, makes it one of REPO (a repository, or any worktree of it) at
+# COMMIT: "git worktree add OPTION... DIR COMMIT" (--detach, -B BRANCH),
+# after removing whatever is in DIR and forgetting worktrees that are gone.
+wb_worktree_add() {
+	local repo=$1 dir=$2 commit=$3
+	shift 3
+	[ ! -e "$dir/.git" ] || return 0
+	echo "$(basename "$0" .sh): checking out $dir"
+	rm -rf "$dir"
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q "$@" "$dir" "$commit"
+}
+
+# wb_worktree REPO DIR COMMIT [KEEP...]: DIR as a worktree of REPO,
+# detached at COMMIT and clean (made by wb_worktree_add if need be): a
+# git am in progress aborted, changes undone, every untracked or ignored
+# file removed but the paths that match a KEEP pattern (git clean -e).
+wb_worktree() {
+	local repo=$1 dir=$2 commit=$3 keep=() p
+	shift 3
+	for p; do keep+=(-e "$p"); done
+	wb_worktree_add "$repo" "$dir" "$commit" --detach
+	git -C "$dir" am --abort >/dev/null 2>&1 || true
+	git -C "$dir" checkout -q --detach -f "$commit"
+	git -C "$dir" clean -q -fdx "${keep[@]}"
+}

@@ -13,15 +13,9 @@ set -euo pipefail
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
 qt=$build/linux-quilt
 wb_series "$dir"
-if [ ! -e "$qt/.git" ]; then
-	git -C "$patched" worktree prune
-	git -C "$patched" worktree add -q --detach "$qt" "$base"
-fi
+wb_worktree "$patched" "$qt" "$base"
 trap 'git -C "$patched" worktree remove --force "$qt"' EXIT
 cd "$qt"
-rm -rf .pc
-git checkout -q --detach -f "$base"
-git clean -q -fdx
 QUILT_PATCHES=$dir quilt push -a -q --fuzz=0 >/dev/null
 rm -rf .pc
 

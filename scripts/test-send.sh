@@ -168,12 +168,8 @@ changelogs() {
 check "each patch carries its changelog below '---' as in $dir" changelogs
 
 # The received series, applied to BASE, is the series.
-git -C "$patched" worktree prune
-[ -e "$tree/.git" ] || git -C "$patched" worktree add -q --detach "$tree" "$base"
+wb_worktree "$patched" "$tree" "$base"
 trap 'git -C "$patched" worktree remove --force "$tree"; stop_server' EXIT
-git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" checkout -q --detach -f "$base"
-git -C "$tree" clean -q -fdx
 check "git am of the received mbox applies on base" git -C "$tree" am -q "$work/patches.mbox"
 check "tree after git am = linux-patched HEAD^{tree} $(git -C "$patched" rev-parse --short 'HEAD^{tree}')" \
 	test "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')"
