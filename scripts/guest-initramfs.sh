@@ -9,6 +9,8 @@
 # INITRAMFS lacks, other files as they are. The kernel unpacks
 # concatenated archives in order, so INITRAMFS itself is left as it is.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 base=$1 ksft_src=$2 dir=$3 out=$4
 shift 4
@@ -34,15 +36,7 @@ rm -f "$root/gcc.log"
 have=$(cpio -it --quiet <"$base" | sed "s|^\./||")
 for p in "$@"; do
 	[ -e "$p" ] || { echo "guest-initramfs: $p is not installed" >&2; exit 1; }
-	mkdir -p "$root$(dirname "$p")"
-	cp "$p" "$root$p"
-	[ -x "$p" ] || continue
-	ldd "$p" | grep -oE '/[^ ]+' | while read -r lib; do
-		grep -qxF "${lib#/}" <<<"$have" && continue
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	wb_install "$root" "$p" "$have"
 done
 { cat "$base"; (cd "$root" && find . -mindepth 1 | cpio -o -H newc --quiet); } >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -5,6 +5,8 @@
 # libraries (as ldd lists them), and the installed kselftests
 # (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 ksft=$1 out=$2
 here=$(dirname "$0")/..
@@ -22,19 +24,11 @@ progs=(fio)
 for p in "${progs[@]}"; do
 	path=$(command -v "$p") || { echo "initramfs: $p not installed" >&2; exit 1; }
 	rm -f "$root/bin/$p"
-	cp "$path" "$root/usr/bin/$p"
-	ldd "$path" | grep -oE '/[^ ]+' | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	wb_install "$root" "$path"
 done
 # Libraries the kselftests link against, so they need no static libc.
 while read -r elf; do
-	ldd "$elf" 2>/dev/null | grep -oE '/[^ ]+' | while read -r lib; do
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	wb_install_libs "$root" "$elf"
 done < <(find "$ksft" -type f -perm -u+x -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
 cp -a "$ksft" "$root/kselftest"
 

@@ -65,3 +65,29 @@ wb_worktree() {
 	git -C "$dir" checkout -q --detach -f "$commit"
 	git -C "$dir" clean -q -fdx "${keep[@]}"
 }
+
+# wb_install ROOT FILE [HAVE]: FILE into ROOT (the directory tree of an
+# initramfs) at its own path and, if it is executable, the shared
+# libraries it needs (wb_install_libs).
+wb_install() {
+	mkdir -p "$1$(dirname "$2")"
+	cp "$2" "$1$2"
+	if [ -x "$2" ]; then
+		wb_install_libs "$@"
+	fi
+}
+
+# wb_install_libs ROOT ELF [HAVE]: the shared libraries ELF needs, as ldd
+# lists them, into ROOT at their own paths, but those ROOT holds already
+# and those HAVE names (an archive's listing, as cpio -t prints it:
+# paths without the leading "/"). Nothing for a static program or a
+# script.
+wb_install_libs() {
+	local root=$1 have=${3:-} lib
+	while read -r lib; do
+		[ ! -e "$root$lib" ] || continue
+		! grep -qxF "${lib#/}" <<<"$have" || continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done < <(ldd "$2" 2>/dev/null | grep -oE '/[^ ]+')
+}
