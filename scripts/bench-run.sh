@@ -27,14 +27,13 @@ for f in "$bz_base" "$bz_patched" "$initrd" "$TOPOLOGY"; do
 done
 mkdir -p "$out/raw" "$out/runs"
 rm -f "$out"/raw/*.txt
-# Which source each kernel was built from, for the report's header.
+# Which source each kernel was built from, for the report's header: the
+# commit of the tree that holds its object directory.
 for k in baseline patched; do
 	bz=$bz_base
 	[ "$k" = patched ] && bz=$bz_patched
-	echo "$k $(git -C "${bz%/obj/arch/x86/boot/bzImage}" log -1 --format='%h %s')"
+	echo "$k $(git -C "$(dirname "$bz")" log -1 --format='%h %s')"
 done >"$out/kernels.txt"
-
-boot=$here/boot.sh
 
 cmd="sh /bench/bench.sh $zero_mib $fio_mib ${CASES:-}"
 echo "bench-run: $rounds rounds of baseline and patched, zeroout ${zero_mib} MiB, reads ${fio_mib} MiB, topology $TOPOLOGY"
@@ -48,7 +47,7 @@ for r in $(seq 1 "$rounds"); do
 		[ "$k" = patched ] && bz=$bz_patched
 		run=$out/runs/$k-r$r t0=$(date +%s)
 		echo "bench-run: round $r/$rounds, $k ..."
-		if ! nice "$boot" "$bz" "$initrd" "$run" "$cmd" >"$run.boot.log" 2>&1; then
+		if ! nice "$here/boot.sh" "$bz" "$initrd" "$run" "$cmd" >"$run.boot.log" 2>&1; then
 			failed+=("$k-r$r")
 			echo "bench-run: round $r $k FAILED ($run.boot.log, $run/output.log):" >&2
 			tail -n 5 "$run.boot.log" | sed 's/^/  | /' >&2

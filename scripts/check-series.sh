@@ -41,7 +41,7 @@ CROSS_COMMON="CONFIG_BLOCK=y CONFIG_KUNIT=y"
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
-tree=$build/linux-check logs=$build/linux-check/logs
+tree=$(wb_tree "$build" check) logs=$tree/logs
 export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_NOHASHDIR=1
 jobs=$(( $(nproc) ))
 wb_series "$dir"
@@ -245,7 +245,7 @@ checkpatch() { # patch file, label
 # The worktree, reset to BASE with the objects and logs of earlier runs;
 # its logs directory after it (git worktree add refuses a directory that
 # exists).
-wb_worktree "$build/linux-base" "$tree" "$base" '/obj-*' /logs
+wb_worktree "$(wb_tree "$build" base)" "$tree" "$base" '/obj-*' /logs
 mkdir -p "$logs"
 
 # The kernel .c files the series touches: each target builds those at

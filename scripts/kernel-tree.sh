@@ -26,7 +26,7 @@ kernelversion() { # repository, commit
 
 if [ -z "$src" ]; then
 	# A bare repository: the worktrees below are the only checkouts.
-	src=$build/linux-src
+	src=$(wb_tree "$build" src)
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		[ -f "$tarball" ] || { echo "kernel-tree: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
 		# Two checkouts with their objects, the repository, the
@@ -67,10 +67,11 @@ case $version in
 *) echo "kernel-tree: $src is Linux $version, the series targets 6.12" >&2; exit 1 ;;
 esac
 
-wb_worktree_add "$src" "$build/linux-base" "$base" --detach
-wb_worktree_add "$src" "$build/linux-patched" "$base" -B blk-series
+base_tree=$(wb_tree "$build" base)
+wb_worktree_add "$src" "$base_tree" "$base" --detach
+wb_worktree_add "$src" "$(wb_tree "$build" patched)" "$base" -B blk-series
 # Only if it moved: two make targets may run this at once.
-[ "$(git -C "$build/linux-base" rev-parse HEAD)" = "$base" ] ||
-	git -C "$build/linux-base" checkout -q --detach "$base"
+[ "$(git -C "$base_tree" rev-parse HEAD)" = "$base" ] ||
+	git -C "$base_tree" checkout -q --detach "$base"
 echo "$base" > "$build/base-commit"
 echo "kernel-tree: Linux $version, base $(git -C "$src" log -1 --format='%h %s' "$base")"

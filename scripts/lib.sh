@@ -7,6 +7,15 @@
 # nothing and sets no shell option (each script has its own
 # "set -euo pipefail").
 
+# wb_tree BUILD_DIR NAME: a kernel tree in the build directory (the
+# Makefile's B): src (the bare repository of Debian's tree), base (the
+# unpatched base) and patched (branch blk-series), made by
+# scripts/kernel-tree.sh, or a script's own worktree: check, quilt,
+# sendtest.
+wb_tree() {
+	printf '%s/linux-%s\n' "$1" "$2"
+}
+
 # wb_series DIR: the patch files that DIR/series lists, in order, into the
 # array wb_patches. The format is quilt's: one file name a line; leading
 # white space, lines that start with "#" and whatever follows the name

@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
-qt=$build/linux-quilt
+qt=$(wb_tree "$build" quilt)
 wb_series "$dir"
 wb_worktree "$patched" "$qt" "$base"
 trap 'git -C "$patched" worktree remove --force "$qt"' EXIT

@@ -22,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3"); shift 3
-patched=$build/linux-patched out=$build/outgoing
+patched=$(wb_tree "$build" patched) out=$build/outgoing
 cover=${COVER:-$dir/0000-cover-letter.patch}
 gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords}
 wb_series "$dir"

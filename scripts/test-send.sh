@@ -21,7 +21,7 @@ set -euo pipefail
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
-patched=$build/linux-patched work=$build/send-test tree=$build/linux-sendtest
+patched=$(wb_tree "$build" patched) work=$build/send-test tree=$(wb_tree "$build" sendtest)
 passed=0 failed=0
 ok() { echo "ok - $*"; passed=$((passed + 1)); }
 not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
