@@ -35,8 +35,6 @@ KERNEL_TREE ?=
 EXTRA_CONFIG ?=
 S        := scripts
 
-export CCACHE_DIR ?= $(B)/ccache
-
 BZ_BASE    := $(BASE)/obj/arch/x86/boot/bzImage
 BZ_PATCHED := $(PATCHED)/obj/arch/x86/boot/bzImage
 INITRAMFS  := $(B)/initramfs.cpio

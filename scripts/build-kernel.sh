@@ -2,11 +2,13 @@
 # Usage: scripts/build-kernel.sh TREE OBJ
 # Builds OBJ/arch/x86/boot/bzImage from TREE (configured by scripts/kconfig.sh)
 # with ccache. OBJ should be a direct subdirectory of TREE: kbuild then uses
-# relative source paths, and ccache hits across the base and patched trees.
+# relative source paths, and ccache hits across the base and patched trees
+# and across clones. The cache is ccache's own (CCACHE_DIR if set, else
+# ~/.cache/ccache), so that every clone and CI run on a machine shares it.
 set -euo pipefail
 
 tree=$(realpath "$1") obj=$(realpath -m "$2")
-export CCACHE_NOHASHDIR=1 CCACHE_DIR=${CCACHE_DIR:-$(dirname "$tree")/ccache}
+export CCACHE_NOHASHDIR=1
 log=$obj/build.log
 echo "build: $tree -> $obj/arch/x86/boot/bzImage"
 start=$(date +%s)

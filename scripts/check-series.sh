@@ -42,7 +42,7 @@ CROSS_COMMON="CONFIG_BLOCK=y CONFIG_KUNIT=y"
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
 tree=$(wb_tree "$build" check) logs=$tree/logs
-export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_NOHASHDIR=1
+export CCACHE_NOHASHDIR=1
 jobs=$(( $(nproc) ))
 wb_series "$dir"
 n=${#wb_patches[@]}
