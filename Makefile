@@ -23,6 +23,9 @@
 # KERNEL_TREE=/path/to/linux uses your own 6.12 git tree (its HEAD is the
 # base) instead of Debian's linux-source-6.12. ACCEL=kvm opts in to KVM.
 # EXTRA_CONFIG=file.config adds a config fragment to both kernels.
+# A yes-or-no variable (SEND, QUICK, KEEP_IMAGES, ALLOW_CMD_FAIL,
+# UNKNOWN_OK, CHECKPATCH_ONLY) is on when it is 1 and off otherwise:
+# QUICK=0 and QUICK= both mean not quick (wb_bool in scripts/lib.sh).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c

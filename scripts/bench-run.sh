@@ -13,10 +13,12 @@
 # under nice. A failed boot is reported and the rounds go on; the exit
 # status is 1 if any failed.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 bz_base=$1 bz_patched=$2 initrd=$3 out=$4
 here=$(realpath "$(dirname "$0")")
-if [ -n "${QUICK:-}" ]; then
+if wb_bool QUICK; then
 	rounds=${ROUNDS:-2} zero_mib=${ZERO_MIB:-1024} fio_mib=${FIO_MIB:-512}
 else
 	rounds=${ROUNDS:-5} zero_mib=${ZERO_MIB:-4096} fio_mib=${FIO_MIB:-2048}

@@ -11,8 +11,11 @@
 # is written to RUNDIR/output.log, the serial console to RUNDIR/console.log.
 # Without COMMAND the console is interactive (make shell).
 # Fails if the guest panics, hangs past TIMEOUT seconds (default 1800), or
-# COMMAND fails; the console log is scanned by scripts/scan-console.sh.
+# COMMAND fails (unless ALLOW_CMD_FAIL=1); the console log is scanned by
+# scripts/scan-console.sh.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 kernel=$1 initrd=$2 rundir=$3 cmd=${4:-}
 here=$(dirname "$0")
@@ -36,7 +39,7 @@ while read -r name size lbs opts; do
 	i=$((i + 1))
 done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 ${APPEND:-}"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 null_blk.nr_devices=0 ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")
@@ -53,7 +56,7 @@ timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \
 	-serial "file:$rundir/output.log" -monitor none -append "$append" \
 	>"$rundir/qemu.log" 2>&1 || rc=$?
 took=$(( $(date +%s) - start ))
-[ -n "${KEEP_IMAGES:-}" ] || rm -f "$rundir"/*.img
+wb_bool KEEP_IMAGES || rm -f "$rundir"/*.img
 
 fail=0
 if [ $rc -eq 124 ]; then
@@ -69,7 +72,7 @@ status=$(grep -a -o 'WB-EXIT=[0-9]*' "$rundir/output.log" | tail -n 1 | cut -d= 
 if [ -z "$status" ]; then
 	[ $fail -eq 1 ] || echo "boot: the guest command did not finish (no WB-EXIT in output.log)" >&2
 	fail=1
-elif [ "$status" -ne 0 ] && [ -z "${ALLOW_CMD_FAIL:-}" ]; then
+elif [ "$status" -ne 0 ] && ! wb_bool ALLOW_CMD_FAIL; then
 	echo "boot: guest command exited with $status" >&2
 	fail=1
 fi

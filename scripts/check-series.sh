@@ -51,7 +51,7 @@ names=()
 for t in "${TARGETS[@]}"; do
 	read -r name arch cc conf <<<"$t"
 	[[ " ${CHECK_TARGETS:-$name} " == *" $name "* ]] || continue
-	[ "${CHECKPATCH_ONLY:-0}" = 1 ] && continue
+	! wb_bool CHECKPATCH_ONLY || continue
 	names+=("$name") arch_of[$name]=$arch cc_of[$name]=$cc conf_of[$name]=$conf
 done
 
@@ -293,7 +293,7 @@ for p in "${wb_patches[@]}"; do
 		[ "$t" != x86_64 ] || sparse_check "$k" "$label"
 	done
 	# The kselftest targets the patch touches, with scripts/build-selftests.sh.
-	[ "${CHECKPATCH_ONLY:-0}" = 1 ] && continue
+	! wb_bool CHECKPATCH_ONLY || continue
 	# Directories only: tools/testing/selftests/Makefile is no target.
 	for ksft in $(git -C "$tree" diff --name-only HEAD~1 HEAD -- tools/testing/selftests/ |
 		      awk -F/ 'NF > 4 { print $4 }' | sort -u); do

@@ -8,6 +8,8 @@
 # As in merge_config.sh, a later FRAGMENT overrides an earlier one: the
 # last value given for a symbol is the one checked.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tree=$(realpath "$1") obj=$(realpath -m "$2"); shift 2
 mkdir -p "$obj"
@@ -15,7 +17,9 @@ kmake() { make -s -C "$tree" O="$obj" ARCH=x86_64 "$@"; }
 
 # Nothing to do if the same fragments already made this .config: rewriting
 # it would make kbuild re-run syncconfig and relink for nothing.
-stamp=$( { git -C "$tree" rev-parse HEAD; cat "$@"; echo "${UNKNOWN_OK:-0}"; } | sha1sum | cut -d' ' -f1)
+unknown_ok=0
+wb_bool UNKNOWN_OK && unknown_ok=1
+stamp=$( { git -C "$tree" rev-parse HEAD; cat "$@"; echo "$unknown_ok"; } | sha1sum | cut -d' ' -f1)
 if [ -f "$obj/.config" ] && [ "$(cat "$obj/.config.wb-stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "kconfig: $obj/.config is up to date"
 	exit 0
@@ -42,7 +46,7 @@ while read -r sym want; do
 	[ "$got" = "$want" ] && continue
 	name=${sym#CONFIG_}
 	if ! grep -rqE --include='Kconfig*' "^(menu)?config $name\$" "$tree"; then
-		if [ "${UNKNOWN_OK:-0}" = 1 ]; then
+		if [ "$unknown_ok" = 1 ]; then
 			echo "kconfig: $sym: not defined in $tree (added by the series), left out"
 			continue
 		fi

@@ -7,6 +7,13 @@
 # nothing and sets no shell option (each script has its own
 # "set -euo pipefail").
 
+# wb_bool NAME: whether the boolean variable NAME (SEND, QUICK,
+# KEEP_IMAGES...) is on. The workbench's one convention: NAME=1 is on,
+# anything else (unset, empty, 0, yes) is off.
+wb_bool() {
+	[ "${!1:-}" = 1 ]
+}
+
 # wb_tree BUILD_DIR NAME: a kernel tree in the build directory (the
 # Makefile's B): src (the bare repository of Debian's tree), base (the
 # unpatched base) and patched (branch blk-series), made by

@@ -80,13 +80,13 @@ for a in "${cc[@]}"; do args+=(--cc="$a"); done
 if [ -n "${SMTP_SERVER:-}" ]; then
 	args+=(--smtp-server="$SMTP_SERVER")
 	[ -z "${SMTP_PORT:-}" ] || args+=(--smtp-server-port="$SMTP_PORT")
-elif [ "${SEND:-0}" = 1 ] && [ -z "$(git config sendemail.smtpServer || true)" ]; then
+elif wb_bool SEND && [ -z "$(git config sendemail.smtpServer || true)" ]; then
 	echo "send-series: SEND=1 but no SMTP server: set SMTP_SERVER or git config sendemail.smtpServer" >&2
 	exit 1
 fi
-[ "${SEND:-0}" = 1 ] || args+=(--dry-run)
+wb_bool SEND || args+=(--dry-run)
 
-echo "send-series: v$v, cover letter and $n patches from $from$([ "${SEND:-0}" = 1 ] || echo ' (dry run: SEND=1 sends)')"
+echo "send-series: v$v, cover letter and $n patches from $from$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
 echo "send-series: To: $(printf '%s, ' "${to[@]}" | sed 's/, $//')"
 echo "send-series: Cc: $(printf '%s, ' "${cc[@]}" | sed 's/, $//')"
 start=$(date +%s)
@@ -100,4 +100,4 @@ printf '%s\n' "$log" | awk '
 	/^RCPT TO:</ { gsub(/^RCPT TO:<|>$/, ""); rcpt = rcpt (rcpt == "" ? "" : ", ") $0 }
 	/^Subject: / { subject = substr($0, 10) }
 	/^Result: / { printf "send-series: %s\n    -> %s\n", subject, rcpt; subject = rcpt = "" }'
-echo "send-series: $([ "${SEND:-0}" = 1 ] && echo sent || echo dry run of) $((n + 1)) mails in $(( $(date +%s) - start ))s; they are in $out"
+echo "send-series: $(if wb_bool SEND; then echo sent; else echo dry run of; fi) $((n + 1)) mails in $(( $(date +%s) - start ))s; they are in $out"
