@@ -1,147 +1,160 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the size arithmetic of the block layer: how many bvecs a
- * range of zeroes needs, and how far a direct I/O bio may grow so that it
- * ends on a max_sectors boundary.
+ * KUnit tests for how the block layer sizes bios: how many bvecs a range of
+ * zeroes needs, and where a direct I/O bio that will be split may end so
+ * that it ends on a split point.
  */
 #include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/gfp.h>
 #include <linux/sizes.h>
 #include "blk.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static void blk_zero_nr_vecs_zero_page_test(struct kunit *test)
 {
 	/* One 4 KiB zero page per bvec, as before the huge zero folio. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_4K), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8, SZ_4K), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(9, SZ_4K), 2);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1M >> SECTOR_SHIFT, SZ_4K),
-			BIO_MAX_VECS);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K),
-			BIO_MAX_VECS);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_4K, false), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8, SZ_4K, false), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(9, SZ_4K, false), 2);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1M >> SECTOR_SHIFT, SZ_4K,
+					       false), BIO_MAX_VECS);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K,
+					       false), BIO_MAX_VECS);
+	/* 1 MiB bios are below the killable bound: unchanged. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K,
+					       true), BIO_MAX_VECS);
 }
 
 static void blk_zero_nr_vecs_huge_folio_test(struct kunit *test)
 {
 	const sector_t folio_sects = SZ_2M >> SECTOR_SHIFT;
 
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects - 1, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects + 1, SZ_2M), 2);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(255 * folio_sects, SZ_2M), 255);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(256 * folio_sects, SZ_2M), 256);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(257 * folio_sects, SZ_2M),
-			BIO_MAX_VECS);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_2M, false), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects - 1, SZ_2M, false),
+			1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects, SZ_2M, false), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects + 1, SZ_2M, false),
+			2);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(256 * folio_sects, SZ_2M,
+					       false), 256);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(257 * folio_sects, SZ_2M,
+					       false), BIO_MAX_VECS);
 	/* Beyond 4 GiB: sector_t arithmetic, still capped. */
 	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(5ULL << (30 - SECTOR_SHIFT),
-					       SZ_2M), BIO_MAX_VECS);
-}
-
-/* Bytes that @nr_vecs bvecs surely hold from @page_off on. */
-static size_t room(unsigned int nr_vecs, size_t page_off)
-{
-	return (size_t)nr_vecs * PAGE_SIZE - page_off;
-}
-
-static void bio_aligned_extract_examples_test(struct kunit *test)
-{
-	/* Fits in one request: extract everything, as today. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64K, SZ_128K, 0,
-						       256), SZ_64K);
-	/* A 32 KiB limit and a 64 KiB read: one bio, not two. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64K, SZ_32K, 0,
-						       SZ_64K / PAGE_SIZE),
-			SZ_64K);
-	/* Whole 128 KiB pieces, as many as the bvecs surely hold. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64M, SZ_128K, 0,
-						       256),
-			rounddown(room(256, 0), SZ_128K));
-	/* A buffer starting mid-page loses a piece, not alignment. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64M, SZ_128K, 512,
-						       256),
-			rounddown(room(256, 512), SZ_128K));
-	/* Non-power-of-two limits: 96 KiB and 384 KiB. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64M, 96 * SZ_1K,
-						       0, 256),
-			rounddown(room(256, 0), 96 * SZ_1K));
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64M, 384 * SZ_1K,
-						       0, 256),
-			rounddown(room(256, 0), 384 * SZ_1K));
-	/* Mid-piece: first complete the piece. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(100 * SZ_1K, SZ_64M,
-						       SZ_128K, 0,
-						       28 * SZ_1K / PAGE_SIZE),
-			28 * SZ_1K);
-	/* On a boundary with no room for a whole piece: submit the bio. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(SZ_1M, SZ_64M, SZ_128K,
-						       0, 1), 0);
-	/* A piece larger than any bio: today's behaviour. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(0, SZ_64M, SZ_4M, 0,
-						       256), SZ_64M);
-	/* Mid-piece and the boundary out of reach: today's behaviour. */
-	KUNIT_EXPECT_EQ(test, bio_aligned_extract_size(SZ_4K, SZ_64M, SZ_4M,
-						       0, 1), SZ_64M);
+					       SZ_2M, false), BIO_MAX_VECS);
+	/* Killable: bios of at most BLK_ZERO_KILLABLE_BIO_BYTES. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_2M,
+					       true),
+			BLK_ZERO_KILLABLE_BIO_BYTES / SZ_2M);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(3, SZ_2M, true), 1);
+	/* A folio larger than the bound still makes progress. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_32M,
+					       true), 1);
 }
 
 /*
- * Check one limit, bvec count and page offset for every bio size up to
- * three pieces: the result is never 0 for an empty bio, 0 only when the bio
- * ends on a boundary and the next piece may not fit, and a bio that does
- * not take the whole rest ends on a boundary (so the logical block trim that
- * follows, for 512 and 4096 byte blocks, removes nothing) and needs no more
- * pages than it has bvecs.
+ * One case for bio_split_rw_last(): a bio of @nr_vecs bvecs of @vec_len
+ * bytes at @vec_off in their page (one bvec over several contiguous pages
+ * when @vec_len is larger than a page), starting at @sector, on a queue
+ * with the limits below.  @expect is the offset of the last split point
+ * that is a multiple of @align, worked out by hand from get_max_io_size()
+ * and bio_split_rw_at().
  */
-static void check_extract_size(struct kunit *test, unsigned int max,
-			       unsigned int nr_vecs, size_t page_off,
-			       size_t count)
+struct split_case {
+	const char *name;
+	unsigned int max_sectors;
+	unsigned short max_segments;
+	unsigned int max_segment_size;
+	unsigned long virt_boundary_mask;
+	unsigned int lbs, pbs;
+	sector_t sector;
+	unsigned int nr_vecs, vec_len, vec_off;
+	unsigned int align;
+	unsigned int expect;
+};
+
+static const struct split_case split_cases[] = {
+	{ "fits in one request: no split point", 256, 128, SZ_64K, 0,
+	  512, 512, 0, 1, SZ_64K, 0, PAGE_SIZE, 0 },
+	{ "96 KiB, 1 MiB contiguous: ten pieces, 64 KiB left", 192, 128,
+	  SZ_64K, 0, 512, 512, 0, 1, SZ_1M, 0, PAGE_SIZE, 10 * 96 * SZ_1K },
+	{ "127 KiB, 1000 KiB: last point 889 KiB", 254, 128, SZ_64K, 0,
+	  512, 512, 0, 1, 1000 * SZ_1K, 0, 1, 7 * 127 * SZ_1K },
+	{ "127 KiB, 1000 KiB, page multiples only: 508 KiB", 254, 128,
+	  SZ_64K, 0, 512, 512, 0, 1, 1000 * SZ_1K, 0, PAGE_SIZE,
+	  4 * 127 * SZ_1K },
+	{ "512e from sector 1: pieces end on 4 KiB in absolute sectors", 256,
+	  128, SZ_64K, 0, 512, 4096, 1, 1, SZ_1M, 0, 1, 2047 * 512 },
+	{ "512e from sector 1, page multiples only: none", 256, 128, SZ_64K,
+	  0, 512, 4096, 1, 1, SZ_1M, 0, PAGE_SIZE, 0 },
+	{ "1280 KiB, 200 pages that never merge: 128 segments bind", 2560,
+	  128, UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 200, PAGE_SIZE, 0,
+	  PAGE_SIZE, 128 * PAGE_SIZE },
+	{ "1280 KiB, 4 segments of at most 64 KiB bind", 2560, 4, SZ_64K, 0,
+	  512, 512, 0, 1, SZ_1M, 0, PAGE_SIZE, 3 * SZ_256K },
+	{ "virt boundary: a half page ends each request", 2560, 128,
+	  UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 4, 2048, 0, 1, 3 * 2048 },
+	{ "virt boundary, page multiples only", 2560, 128, UINT_MAX,
+	  PAGE_SIZE - 1, 512, 512, 0, 4, 2048, 0, PAGE_SIZE, PAGE_SIZE },
+	{ "4 KiB blocks, 6 KiB limit rounded to 4 KiB pieces", 8, 128,
+	  SZ_64K, 0, 4096, 4096, 0, 4, PAGE_SIZE, 0, 1, 3 * PAGE_SIZE },
+	{ "bvecs of 3.5 KiB at +512: pieces split mid-bvec", 256, 128,
+	  SZ_64K, 0, 512, 512, 0, 80, PAGE_SIZE - 512, 512, 1, 2 * SZ_128K },
+};
+
+static void split_case_desc(const struct split_case *c, char *desc)
 {
-	unsigned int done;
-
-	for (done = 0; done <= 3 * max; done += SZ_4K) {
-		size_t got = bio_aligned_extract_size(done, count, max,
-						      page_off, nr_vecs);
-
-		if (!got) {
-			KUNIT_EXPECT_NE(test, done, 0);
-			KUNIT_EXPECT_EQ(test, done % max, 0);
-			KUNIT_EXPECT_LT(test, room(nr_vecs, page_off),
-					(size_t)max);
-			continue;
-		}
-		KUNIT_EXPECT_LE(test, got, count);
-		if (got == count)
-			continue;
-		KUNIT_EXPECT_EQ(test, (done + got) % max, 0);
-		KUNIT_EXPECT_EQ(test, (done + got) % SZ_4K, 0);
-		KUNIT_EXPECT_LE(test, got, room(nr_vecs, page_off));
-	}
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void bio_aligned_extract_properties_test(struct kunit *test)
-{
-	static const unsigned int limits[] = {
-		SZ_4K, SZ_32K, 96 * SZ_1K, SZ_128K, 384 * SZ_1K, SZ_512K,
-		SZ_1M, SZ_2M, 1280 * SZ_1K,
-	};
-	static const unsigned int vecs[] = { 1, 2, 9, 33, 128, 255, 256 };
-	static const size_t offs[] = { 0, 512, PAGE_SIZE - 512 };
-	static const size_t counts[] = { SZ_4K, SZ_64K, SZ_1M + SZ_4K, SZ_64M };
-	unsigned int l, v, o, c;
+KUNIT_ARRAY_PARAM(bio_split_rw_last, split_cases, split_case_desc);
 
-	for (l = 0; l < ARRAY_SIZE(limits); l++)
-		for (v = 0; v < ARRAY_SIZE(vecs); v++)
-			for (o = 0; o < ARRAY_SIZE(offs); o++)
-				for (c = 0; c < ARRAY_SIZE(counts); c++)
-					check_extract_size(test, limits[l],
-							   vecs[v], offs[o],
-							   counts[c]);
+static void bio_split_rw_last_test(struct kunit *test)
+{
+	const struct split_case *c = test->param_value;
+	struct queue_limits lim = {
+		.max_hw_sectors = c->max_sectors,
+		.max_sectors = c->max_sectors,
+		.max_segments = c->max_segments,
+		.max_segment_size = c->max_segment_size,
+		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+		.virt_boundary_mask = c->virt_boundary_mask,
+		.logical_block_size = c->lbs,
+		.physical_block_size = c->pbs,
+	};
+	struct bio_vec *bvecs;
+	struct page *page;
+	struct bio bio;
+	unsigned int i;
+
+	/* 1 MiB of contiguous pages: enough for every case above. */
+	page = alloc_pages(GFP_KERNEL, get_order(SZ_1M));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bvecs = kunit_kcalloc(test, c->nr_vecs, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
+
+	bio_init(&bio, NULL, bvecs, c->nr_vecs, REQ_OP_READ);
+	bio.bi_iter.bi_sector = c->sector;
+	for (i = 0; i < c->nr_vecs; i++)
+		__bio_add_page(&bio, page, c->vec_len, c->vec_off);
+
+	KUNIT_EXPECT_EQ(test, bio_split_rw_last(&bio, &lim, c->align),
+			c->expect);
+	/* The walk leaves the bio as it was. */
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_size, c->nr_vecs * c->vec_len);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_sector, c->sector);
+
+	bio_uninit(&bio);
+	__free_pages(page, get_order(SZ_1M));
 }
 
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
-	KUNIT_CASE(bio_aligned_extract_examples_test),
-	KUNIT_CASE(bio_aligned_extract_properties_test),
+	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	{}
 };
 
@@ -152,5 +165,5 @@ static struct kunit_suite blk_size_test_suite = {
 
 kunit_test_suite(blk_size_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests for block layer size arithmetic");
+MODULE_DESCRIPTION("KUnit tests for block layer bio sizing");
 MODULE_LICENSE("GPL");

@@ -20,10 +20,11 @@
 
 /*
  * Bios per GiB of a zeroout through __blkdev_issue_zero_pages(): 2 MiB
- * huge zero folio bvecs give 2 (at most 4 allowed); 4 KiB ZERO_PAGE
- * bvecs give 1024 bios of 1 MiB (BIO_MAX_VECS pages).
+ * huge zero folio bvecs give 2, or 64 of 16 MiB for a killable caller
+ * such as BLKZEROOUT (at most 80 allowed); 4 KiB ZERO_PAGE bvecs give
+ * 1024 bios of 1 MiB (BIO_MAX_VECS pages).
  */
-#define ZR_HUGE_MAX_BIOS	4
+#define ZR_HUGE_MAX_BIOS	80
 #define ZR_SMALL_MIN_BIOS	900
 #define ZR_SMALL_MAX_BIOS	1200
 #define ZR_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
