@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the block selftests that make their own devices: null_blk
+ * through configfs, queue settings restored on teardown, a private
+ * tracefs instance with the block events of one device, user buffers of
+ * a known physical layout, and data patterns that encode their offset.
+ */
+#ifndef BLK_LIB_H
+#define BLK_LIB_H
+
+#include <stddef.h>
+
+#define BLK_PAGE	4096UL
+#define BLK_KiB		1024ULL
+#define BLK_MiB		(1024ULL * BLK_KiB)
+#define BLK_MAX_VECS	256	/* BIO_MAX_VECS */
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Error returns that mean "skip": the kernel lacks what the test needs. */
+#define BLK_ESKIP	10000
+
+/* null_blk ---------------------------------------------------------------- */
+
+struct blk_nullb {
+	char cfs[256];		/* /sys/kernel/config/nullb/<name>, "" if none */
+	char disk[64];		/* <name> (since 6.0) or nullb<index> */
+	char path[80];		/* /dev/<disk> */
+	unsigned int major, minor;
+	unsigned int lbs;
+	unsigned int max_hw_kb;
+	unsigned int dma_alignment;
+	int powered;
+};
+
+/*
+ * Create and power on a null_blk device named @name with @lbs-byte
+ * blocks, @size_mb MiB and max_sectors @max_sectors (512-byte sectors),
+ * memory-backed if @memory_backed. Returns 0, -BLK_ESKIP when configfs or
+ * null_blk is missing (reason in @msg), or -errno (reason in @msg). On
+ * failure whatever was created is removed again.
+ *
+ * Memory-backed null_blk in 6.12 copies up to blocksize bytes per step
+ * without stopping at the end of its page (mainline 7.0 stops there): with
+ * 4096-byte blocks a bvec that does not start on a 4096-byte boundary (a
+ * buffer at +512) makes it read and write past its page. Use such buffers
+ * only on devices that are not memory-backed.
+ */
+int blk_nullb_create(struct blk_nullb *nb, const char *name, unsigned int lbs,
+		     unsigned int size_mb, unsigned int max_sectors,
+		     int memory_backed, char *msg, size_t msglen);
+void blk_nullb_destroy(struct blk_nullb *nb);
+
+/* sysfs ------------------------------------------------------------------- */
+
+int blk_sysfs_read(const char *path, char *buf, size_t len);
+int blk_sysfs_write(const char *path, const char *val);
+int blk_queue_get(const char *disk, const char *attr, unsigned long long *val);
+
+/* One queue attribute, saved on the first write and restored on demand. */
+struct blk_saved {
+	char path[128];
+	char val[64];
+	int saved;
+};
+
+int blk_queue_set_saved(struct blk_saved *sv, const char *disk,
+			const char *attr, unsigned long long val);
+void blk_saved_restore(struct blk_saved *sv);
+
+/* Tracing ----------------------------------------------------------------- */
+
+/*
+ * A private instance (tracefs instances/<name>) with block_bio_queue and
+ * block_rq_issue enabled for one dev_t only; global tracing untouched.
+ */
+struct blk_trace {
+	char dir[256];		/* "" if none */
+	unsigned int major, minor;
+};
+
+struct blk_trace_sum {
+	long bios;		/* block_bio_queue events */
+	unsigned long long bio_bytes;
+	long rqs;		/* block_rq_issue events */
+	unsigned long long rq_bytes;
+	long other_dir;		/* bios of the other direction (counted too) */
+	unsigned int max_bio_sectors, min_bio_sectors;
+	char bio_list[160];	/* the first bios: "sector+n ..." */
+};
+
+int blk_trace_create(struct blk_trace *t, const char *name,
+		     unsigned int major, unsigned int minor,
+		     unsigned int buffer_kb, char *msg, size_t msglen);
+int blk_trace_clear(struct blk_trace *t);
+/* @dir: 'R' or 'W'. Returns 0, or -ENOSPC if events were lost. */
+int blk_trace_collect(struct blk_trace *t, char dir, struct blk_trace_sum *s);
+void blk_trace_destroy(struct blk_trace *t);
+
+/* Buffers of a known physical layout --------------------------------------- */
+
+struct blk_buf {
+	char *addr;		/* page (or 2 MiB) aligned */
+	size_t len;
+	void *map;		/* what to munmap */
+	size_t map_len;
+};
+
+/* Physical layout of [addr, addr + pages pages) from /proc/self/pagemap. */
+struct blk_layout {
+	unsigned long pages;
+	unsigned long runs;	/* of physically contiguous pages */
+	unsigned long run_min, run_max;
+	unsigned long bios;	/* of an unpatched 6.12 multi-bio DIO loop */
+};
+
+/* PFNs of @pages pages at @addr (needs CAP_SYS_ADMIN): -EPERM without. */
+int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn);
+int blk_layout_scan(const void *addr, unsigned long pages,
+		    struct blk_layout *l);
+
+/* @pages pages, no page physically followed by the next one (no merging). */
+int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
+		    char *msg, size_t msglen);
+/*
+ * @pages pages in runs of @run_min..@run_max physically contiguous pages
+ * (pseudo-random lengths from @seed), consecutive runs never adjacent.
+ */
+int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
+		 unsigned int run_max, unsigned long long seed,
+		 char *msg, size_t msglen);
+/* @len bytes of 2 MiB aligned MADV_HUGEPAGE memory, faulted in. */
+int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen);
+void blk_buf_free(struct blk_buf *b);
+
+/* Patterns ---------------------------------------------------------------- */
+
+/* 8-byte words that encode their device offset and @seed. */
+void blk_pattern_fill(void *buf, size_t len, unsigned long long devoff,
+		      unsigned int seed);
+/* Byte offset (device offset) of the first mismatch, or -1. */
+long long blk_pattern_check(const void *buf, size_t len,
+			    unsigned long long devoff, unsigned int seed);
+
+unsigned long long blk_rand(unsigned long long *state);
+
+#endif /* BLK_LIB_H */

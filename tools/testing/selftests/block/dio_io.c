@@ -1,0 +1,856 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * O_DIRECT transfers on null_blk devices the test creates itself.
+ *
+ * dio_io: on the single-bio paths of block/fops.c (pread/pwrite,
+ * preadv/pwritev and Linux AIO of at most 256 pages), every transfer
+ * returns exactly the requested length, the data read back is the data
+ * written, and the sync calls are really direct: the block trace of the
+ * device shows one bio of the requested size, not a short direct bio
+ * finished through the page cache. Lengths are logical-block steps
+ * around each max_sectors_kb limit, from buffers whose pages never merge
+ * into one bvec, at buffer offsets 0, 512 and (4096-byte blocks) 4096.
+ * Data is checked wherever null_blk can be memory-backed (not for 4096-byte
+ * blocks at buffer+512: see blk_nullb_create()).
+ *
+ * dio_bios: a 64 MiB O_DIRECT read builds about as many bios as the
+ * physical layout of the buffer implies (256 bvecs per bio, physically
+ * contiguous pages merged), on a THP-backed buffer and on a buffer of
+ * runs of 1-3 pages, at max_sectors_kb 128, 1280, 2048 and 4096.
+ *
+ * Needs root (configfs, sysfs, PFNs from /proc/self/pagemap), null_blk
+ * and configfs; a private tracefs instance for the bio counts. No device
+ * but the null_blk devices created here is touched; each test removes its
+ * device and trace instance in the fixture teardown, which the harness
+ * runs in its parent process, also after a failed assertion or a crash
+ * (not after a timeout: the harness kills the whole process group).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/aio_abi.h>
+#include <linux/fs.h>
+
+#include "../kselftest_harness.h"
+#include "blk_lib.h"
+
+#define NULLB_MAX_SECTORS	8192		/* max_hw_sectors_kb 4096 */
+#define IO_DEV_MB		16
+#define IO_DEV_OFF		BLK_MiB		/* device offset of the I/O */
+#define IO_MAX			(BLK_MAX_VECS * BLK_PAGE)
+#define IO_BUF_PAGES		(BLK_MAX_VECS + 16)
+#define IO_NR_SEGS		3
+#define IO_MAX_LENS		12
+#define IO_SEED_PREFILL		1
+#define BIOS_DEV_MB		128
+#define BIOS_LEN		(64 * BLK_MiB)
+#define TRACE_KB		1024
+
+struct dev_ctx {
+	struct blk_nullb nb;
+	struct blk_saved max_kb;
+	struct blk_trace tr;
+	char label[48];		/* "nullb_4k max32k" */
+	int fd;
+	int have_trace;
+	int memory_backed;
+};
+
+/*
+ * Runs in the test process: undo whatever dev_setup() did. The fixture
+ * teardowns run in the harness's parent process, where the test's file
+ * descriptors are already closed; they call this with @fd_owner 0.
+ */
+static void dev_cleanup(struct dev_ctx *d, int fd_owner)
+{
+	if (fd_owner && d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	blk_saved_restore(&d->max_kb);
+	blk_trace_destroy(&d->tr);
+	blk_nullb_destroy(&d->nb);
+}
+
+/*
+ * A null_blk device with @lbs-byte blocks at max_sectors_kb @limit_kb,
+ * opened with O_DIRECT, and a trace instance for it (optional unless
+ * @need_trace). Returns 0, -BLK_ESKIP or -errno with the reason in @msg;
+ * on failure nothing is left behind.
+ */
+static int dev_setup(struct dev_ctx *d, unsigned int lbs,
+		     unsigned int limit_kb, unsigned int size_mb,
+		     int memory_backed, int need_trace, char *msg,
+		     size_t msglen)
+{
+	unsigned long long v;
+	char name[64];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	d->memory_backed = memory_backed;
+	snprintf(d->label, sizeof(d->label), "nullb_%s max%uk",
+		 lbs == 512 ? "512" : "4k", limit_kb);
+	if (geteuid()) {
+		snprintf(msg, msglen, "needs root (configfs, sysfs, pagemap PFNs)");
+		return -BLK_ESKIP;
+	}
+	if (limit_kb * BLK_KiB < lbs || limit_kb * BLK_KiB % lbs) {
+		snprintf(msg, msglen,
+			 "max_sectors_kb %u is not a multiple of the %u-byte logical block (the kernel rounds it down)",
+			 limit_kb, lbs);
+		return -BLK_ESKIP;
+	}
+	snprintf(name, sizeof(name), "dio_io_%d", getpid());
+	ret = blk_nullb_create(&d->nb, name, lbs, size_mb, NULLB_MAX_SECTORS,
+			       memory_backed, msg, msglen);
+	if (ret)
+		return ret;
+	if (limit_kb > d->nb.max_hw_kb) {
+		snprintf(msg, msglen, "max_sectors_kb %u is above %s's max_hw_sectors_kb %u",
+			 limit_kb, d->nb.disk, d->nb.max_hw_kb);
+		ret = -BLK_ESKIP;
+		goto fail;
+	}
+	ret = blk_queue_set_saved(&d->max_kb, d->nb.disk, "max_sectors_kb",
+				  limit_kb);
+	if (!ret)
+		ret = blk_queue_get(d->nb.disk, "max_sectors_kb", &v);
+	if (ret) {
+		snprintf(msg, msglen, "max_sectors_kb %u on %s: %s", limit_kb,
+			 d->nb.disk, strerror(-ret));
+		goto fail;
+	}
+	if (v != limit_kb) {
+		snprintf(msg, msglen, "max_sectors_kb %u on %s reads back as %llu",
+			 limit_kb, d->nb.disk, v);
+		ret = -BLK_ESKIP;
+		goto fail;
+	}
+	d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
+	if (d->fd < 0) {
+		ret = -errno;
+		snprintf(msg, msglen, "open %s: %s", d->nb.path,
+			 strerror(errno));
+		goto fail;
+	}
+	ret = blk_trace_create(&d->tr, name, d->nb.major, d->nb.minor,
+			       TRACE_KB, msg, msglen);
+	if (ret == -BLK_ESKIP && !need_trace) {
+		ksft_print_msg("%s: bios not traced: %s\n", d->label, msg);
+		ret = 0;
+	} else if (ret) {
+		goto fail;
+	} else {
+		d->have_trace = 1;
+	}
+	return 0;
+fail:
+	dev_cleanup(d, 1);
+	return ret;
+}
+
+/*
+ * Drop the page cache of our device, so that a short direct I/O finished
+ * through the page cache shows as bios. POSIX_FADV_DONTNEED alone leaves
+ * pages whose buffer heads sit in the per-CPU bh LRU; BLKFLSBUF drains it.
+ */
+static void drop_cache(int fd)
+{
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	ioctl(fd, BLKFLSBUF, 0);
+}
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(fd, (char *)buf + done, len - done, off + done);
+		if (n <= 0)
+			return n ? -errno : -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+/* dio_io ----------------------------------------------------------------- */
+
+FIXTURE(dio_io) {
+	struct dev_ctx d;
+	struct blk_buf buf;	/* never-merge pages */
+	char *plain;		/* IO_MAX, page aligned: reading back */
+};
+
+FIXTURE_VARIANT(dio_io) {
+	unsigned int lbs;
+	unsigned int limit_kb;
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max4k) {
+	.lbs = 512,
+	.limit_kb = 4,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max6k) {
+	.lbs = 512,
+	.limit_kb = 6,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max10k) {
+	.lbs = 512,
+	.limit_kb = 10,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max32k) {
+	.lbs = 512,
+	.limit_kb = 32,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max60k) {
+	.lbs = 512,
+	.limit_kb = 60,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max96k) {
+	.lbs = 512,
+	.limit_kb = 96,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max127k) {
+	.lbs = 512,
+	.limit_kb = 127,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max128k) {
+	.lbs = 512,
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max512k) {
+	.lbs = 512,
+	.limit_kb = 512,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1023k) {
+	.lbs = 512,
+	.limit_kb = 1023,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1024k) {
+	.lbs = 512,
+	.limit_kb = 1024,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1280k) {
+	.lbs = 512,
+	.limit_kb = 1280,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max2048k) {
+	.lbs = 512,
+	.limit_kb = 2048,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_512_max4096k) {
+	.lbs = 512,
+	.limit_kb = 4096,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max4k) {
+	.lbs = 4096,
+	.limit_kb = 4,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max6k) {
+	.lbs = 4096,
+	.limit_kb = 6,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max10k) {
+	.lbs = 4096,
+	.limit_kb = 10,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max32k) {
+	.lbs = 4096,
+	.limit_kb = 32,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max60k) {
+	.lbs = 4096,
+	.limit_kb = 60,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max96k) {
+	.lbs = 4096,
+	.limit_kb = 96,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max127k) {
+	.lbs = 4096,
+	.limit_kb = 127,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max128k) {
+	.lbs = 4096,
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max512k) {
+	.lbs = 4096,
+	.limit_kb = 512,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1023k) {
+	.lbs = 4096,
+	.limit_kb = 1023,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1024k) {
+	.lbs = 4096,
+	.limit_kb = 1024,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1280k) {
+	.lbs = 4096,
+	.limit_kb = 1280,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max2048k) {
+	.lbs = 4096,
+	.limit_kb = 2048,
+};
+
+FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max4096k) {
+	.lbs = 4096,
+	.limit_kb = 4096,
+};
+
+/* The device is made by the test: what it needs depends on the offset. */
+FIXTURE_SETUP(dio_io)
+{
+	char msg[256];
+	int ret;
+
+	if (geteuid())
+		SKIP(return, "needs root (configfs, sysfs, pagemap PFNs)");
+	ret = blk_buf_nomerge(&self->buf, IO_BUF_PAGES, msg, sizeof(msg));
+	if (ret == -EPERM)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("never-merge buffer: %s", msg);
+	self->plain = mmap(NULL, IO_MAX, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->plain);
+}
+
+FIXTURE_TEARDOWN_PARENT(dio_io)
+{
+	dev_cleanup(&self->d, 0);
+}
+
+/*
+ * Lengths in logical-block steps around the limit L: L - lbs, L, L + lbs,
+ * 2L +- lbs, the review's 20 KiB and 60 KiB, and the largest ones the
+ * single-bio path takes (@cap and @cap - lbs). Sorted, unique.
+ */
+static int io_lengths(size_t *len, size_t limit, size_t lbs, size_t cap)
+{
+	size_t cand[] = {
+		limit - lbs, limit, limit + lbs, 2 * limit - lbs,
+		2 * limit + lbs, 20 * BLK_KiB, 60 * BLK_KiB, cap - lbs, cap,
+	};
+	int i, j, n = 0;
+
+	for (i = 0; i < (int)ARRAY_SIZE(cand); i++) {
+		size_t l = cand[i];
+
+		if (!l || l > cap || l % lbs)
+			continue;
+		for (j = 0; j < n && len[j] != l; j++)
+			;
+		if (j < n)
+			continue;
+		for (j = n++; j > 0 && len[j - 1] > l; j--)
+			len[j] = len[j - 1];
+		len[j] = l;
+	}
+	return n;
+}
+
+/*
+ * Carve @len bytes into segments at @off into pages of @buf, each next
+ * segment one page after the end of the previous one (its own pages).
+ * Returns the number of segments; *pages: pages they span.
+ */
+static int io_segments(struct iovec *iov, int nr, char *buf, size_t len,
+		       size_t off, size_t lbs, unsigned long *pages)
+{
+	size_t part[IO_NR_SEGS], p = 0;
+	int i;
+
+	if (nr > 1 && len >= 3 * lbs) {
+		part[0] = len / 4 / lbs * lbs;
+		part[1] = len / 2 / lbs * lbs;
+		part[2] = len - part[0] - part[1];
+		nr = 3;
+	} else {
+		part[0] = len;
+		nr = 1;
+	}
+	*pages = 0;
+	for (i = 0; i < nr; i++) {
+		iov[i].iov_base = buf + p * BLK_PAGE + off;
+		iov[i].iov_len = part[i];
+		*pages += (off % BLK_PAGE + part[i] + BLK_PAGE - 1) / BLK_PAGE;
+		p += (off + part[i] + BLK_PAGE - 1) / BLK_PAGE + 1;
+	}
+	return p - 1 <= IO_BUF_PAGES ? nr : -ENOSPC;
+}
+
+static long io_aio(int fd, int write, const struct iovec *iov, off_t off)
+{
+	aio_context_t ctx = 0;
+	struct io_event ev;
+	struct iocb cb, *cbp = &cb;
+	long ret;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return -errno;
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = fd;
+	cb.aio_lio_opcode = write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
+	cb.aio_buf = (unsigned long)iov->iov_base;
+	cb.aio_nbytes = iov->iov_len;
+	cb.aio_offset = off;
+	ret = syscall(__NR_io_submit, ctx, 1, &cbp);
+	if (ret == 1)
+		ret = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
+	if (ret == 1)
+		ret = ev.res;
+	else
+		ret = ret < 0 ? -errno : -EIO;
+	syscall(__NR_io_destroy, ctx);
+	return ret;
+}
+
+/* Fill [IO_DEV_OFF, + 2 * IO_MAX) with the read pattern, page cache-free. */
+static int io_prefill(struct dev_ctx *d, char *tmp)
+{
+	size_t i, done;
+	ssize_t n;
+
+	for (i = 0; i < 2; i++) {
+		off_t pos = IO_DEV_OFF + i * IO_MAX;
+
+		blk_pattern_fill(tmp, IO_MAX, pos, IO_SEED_PREFILL);
+		for (done = 0; done < IO_MAX; done += n) {
+			n = pwrite(d->fd, tmp + done, IO_MAX - done,
+				   pos + done);
+			if (n <= 0)
+				return n ? -errno : -EIO;
+		}
+	}
+	drop_cache(d->fd);
+	return 0;
+}
+
+/* First mismatch of the segments against the pattern, or -1. */
+static long long io_check(const struct iovec *iov, int nr, unsigned int seed)
+{
+	unsigned long long pos = IO_DEV_OFF;
+	long long bad;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		bad = blk_pattern_check(iov[i].iov_base, iov[i].iov_len, pos,
+					seed);
+		if (bad >= 0)
+			return bad - IO_DEV_OFF;
+		pos += iov[i].iov_len;
+	}
+	return -1;
+}
+
+/* Linux AIO is optional (CONFIG_AIO). */
+static int aio_probe(void)
+{
+	aio_context_t ctx = 0;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return -errno;
+	syscall(__NR_io_destroy, ctx);
+	return 0;
+}
+
+/*
+ * One test: for each length, @op ("pread", "pwritev", "aio_write", ...)
+ * of that many bytes at buffer offset @off, device offset IO_DEV_OFF.
+ */
+static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
+		   struct blk_buf *buf, char *plain, size_t lbs,
+		   unsigned int limit_kb, const char *op, unsigned int off)
+{
+	int write = !strcmp(op, "pwrite") || !strcmp(op, "pwritev") ||
+		    !strcmp(op, "aio_write");
+	int vec = !strcmp(op, "preadv") || !strcmp(op, "pwritev");
+	int aio = !strncmp(op, "aio", 3);
+	size_t lens[IO_MAX_LENS], cap;
+	unsigned int failed = 0;
+	char what[160], list[160] = "", msg[256];
+	struct iovec iov[IO_NR_SEGS];
+	struct blk_trace_sum s;
+	unsigned long long pos;
+	unsigned long pages;
+	int i, j, n, nr, ok;
+	long long bad;
+	long ret;
+
+	if (off % BLK_PAGE == 0 && off && lbs < off)
+		SKIP(return, "buffer+%u on %zu-byte blocks: page-aligned as buffer+0",
+		     off, lbs);
+	/* See blk_nullb_create(): no memory backing for such segments. */
+	ret = dev_setup(d, lbs, limit_kb, IO_DEV_MB, off % lbs == 0, 0, msg,
+			sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	if (!d->memory_backed)
+		ksft_print_msg("%s buffer+%u: no memory backing, data not checked\n",
+			       d->label, off);
+	if (off & d->nb.dma_alignment)
+		SKIP(return, "buffer offset %u: %s has dma_alignment %u",
+		     off, d->nb.disk, d->nb.dma_alignment);
+	if (aio) {
+		ret = aio_probe();
+		if (ret)
+			SKIP(return, "io_setup: %s (no CONFIG_AIO?)",
+			     strerror(-ret));
+	}
+	if (!write && d->memory_backed)
+		ASSERT_EQ(0, io_prefill(d, plain))
+			TH_LOG("cannot write the read pattern to %s",
+			       d->nb.path);
+
+	/* At most 256 pages: one bio, __blkdev_direct_IO_simple/_async. */
+	cap = vec ? IO_MAX - IO_NR_SEGS * BLK_PAGE : IO_MAX - off % BLK_PAGE;
+	cap = cap / lbs * lbs;
+	n = io_lengths(lens, limit_kb * BLK_KiB, lbs, cap);
+	for (i = 0; i < n; i++) {
+		size_t len = lens[i];
+		unsigned int seed = write ? len : IO_SEED_PREFILL;
+		size_t l = strlen(list);
+
+		snprintf(list + l, sizeof(list) - l, "%s%zu", l ? " " : "",
+			 len);
+		snprintf(what, sizeof(what), "%s %s %zu bytes at buffer+%u",
+			 d->label, op, len, off);
+		nr = io_segments(iov, vec ? IO_NR_SEGS : 1, buf->addr, len,
+				 off, lbs, &pages);
+		ASSERT_LT(0, nr) TH_LOG("%s: no room in the buffer", what);
+		ASSERT_GE(BLK_MAX_VECS, pages)
+			TH_LOG("%s: %lu pages: not a single-bio I/O", what,
+			       pages);
+		for (j = 0, pos = IO_DEV_OFF; j < nr; j++) {
+			if (write)
+				blk_pattern_fill(iov[j].iov_base,
+						 iov[j].iov_len, pos, seed);
+			else
+				memset(iov[j].iov_base, 0xa5, iov[j].iov_len);
+			pos += iov[j].iov_len;
+		}
+		drop_cache(d->fd);
+		if (d->have_trace)
+			ASSERT_EQ(0, blk_trace_clear(&d->tr));
+		if (aio)
+			ret = io_aio(d->fd, write, iov, IO_DEV_OFF);
+		else if (write)
+			ret = pwritev(d->fd, iov, nr, IO_DEV_OFF);
+		else
+			ret = preadv(d->fd, iov, nr, IO_DEV_OFF);
+		if (ret < 0 && !aio)
+			ret = -errno;
+		ok = ret == (long)len;
+		EXPECT_EQ((long)len, ret)
+			TH_LOG("%s (%d segs, %lu pages, none merge): returned %ld, expected %zu",
+			       what, nr, pages, ret, len);
+		if (d->have_trace) {
+			ASSERT_EQ(0, blk_trace_collect(&d->tr,
+						       write ? 'W' : 'R', &s))
+				TH_LOG("%s: trace lost events", what);
+			j = s.bios == 1 && s.bio_bytes == len && !s.other_dir;
+			ok &= j;
+			EXPECT_TRUE(j)
+				TH_LOG("%s: %ld bios of %llu bytes, not 1 direct bio (%s)%s",
+				       what, s.bios, s.bio_bytes,
+				       s.bio_list, s.bios > 1 ?
+				       ": the page cache finished a short direct I/O" :
+				       "");
+		}
+		if (!d->memory_backed) {
+			bad = -1;
+		} else if (write) {
+			ASSERT_EQ(0, pread_all(d->fd, plain, len, IO_DEV_OFF))
+				TH_LOG("%s: cannot read back", what);
+			bad = blk_pattern_check(plain, len, IO_DEV_OFF, seed);
+			if (bad >= 0)
+				bad -= IO_DEV_OFF;
+		} else {
+			bad = io_check(iov, nr, seed);
+		}
+		ok &= bad == -1;
+		EXPECT_EQ(-1, bad)
+			TH_LOG("%s: data differs from byte %lld on", what, bad);
+		failed += !ok;
+	}
+	ksft_print_msg("%s %s buffer+%u, lengths %s: %u of %d failed\n",
+		       d->label, op, off, list, failed, n);
+	ksft_print_msg("%s %s buffer+%u: pass iff each returns its length%s%s\n",
+		       d->label, op, off,
+		       d->have_trace ? ", is one direct bio" : " (not traced)",
+		       d->memory_backed ? ", data intact" : " (data not checked)");
+}
+
+TEST_F_TIMEOUT(dio_io, pread_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pread", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, pread_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pread", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, pread_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pread", 4096);
+}
+
+TEST_F_TIMEOUT(dio_io, pwrite_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwrite", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, pwrite_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwrite", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, pwrite_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwrite", 4096);
+}
+
+TEST_F_TIMEOUT(dio_io, preadv_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "preadv", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, preadv_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "preadv", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, preadv_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "preadv", 4096);
+}
+
+TEST_F_TIMEOUT(dio_io, pwritev_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwritev", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, pwritev_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwritev", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, pwritev_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "pwritev", 4096);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_read_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_read", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_read_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_read", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_read_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_read", 4096);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_write_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_write", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_write_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_write", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, aio_write_off4096, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "aio_write", 4096);
+}
+
+/* dio_bios --------------------------------------------------------------- */
+
+FIXTURE(dio_bios) {
+	struct dev_ctx d;
+	struct blk_buf buf;
+};
+
+FIXTURE_VARIANT(dio_bios) {
+	unsigned int lbs;
+	unsigned int limit_kb;
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max128k) {
+	.lbs = 512,
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max1280k) {
+	.lbs = 512,
+	.limit_kb = 1280,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max2048k) {
+	.lbs = 512,
+	.limit_kb = 2048,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max4096k) {
+	.lbs = 512,
+	.limit_kb = 4096,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max128k) {
+	.lbs = 4096,
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max1280k) {
+	.lbs = 4096,
+	.limit_kb = 1280,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max2048k) {
+	.lbs = 4096,
+	.limit_kb = 2048,
+};
+
+FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max4096k) {
+	.lbs = 4096,
+	.limit_kb = 4096,
+};
+
+FIXTURE_SETUP(dio_bios)
+{
+	char msg[256];
+	int ret;
+
+	ret = dev_setup(&self->d, variant->lbs, variant->limit_kb,
+			BIOS_DEV_MB, 1, 1, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+}
+
+FIXTURE_TEARDOWN_PARENT(dio_bios)
+{
+	dev_cleanup(&self->d, 0);
+}
+
+/*
+ * One 64 MiB read: as many bios as an unpatched kernel builds for this
+ * buffer, one more per 16 and one more at most.
+ */
+static void run_bios(struct __test_metadata *_metadata, struct dev_ctx *d,
+		     struct blk_buf *buf, const char *kind)
+{
+	struct blk_trace_sum s;
+	struct blk_layout l;
+	unsigned long bound;
+	ssize_t n;
+	int ret;
+
+	ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, &l);
+	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	bound = l.bios + l.bios / 16 + 1;
+	ksft_print_msg("%s %s buffer: %lu pages in %lu runs of %lu..%lu pages\n",
+		       d->label, kind, l.pages, l.runs, l.run_min, l.run_max);
+	ASSERT_EQ(0, blk_trace_clear(&d->tr));
+	n = pread(d->fd, buf->addr, BIOS_LEN, 0);
+	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', &s))
+		TH_LOG("trace lost events");
+	EXPECT_EQ((ssize_t)BIOS_LEN, n)
+		TH_LOG("%s 64MiB read returned %zd", d->label, n);
+	ksft_print_msg("%s %s buffer: 64MiB read: %ld bios (%u..%u sectors), %ld requests\n",
+		       d->label, kind, s.bios, s.min_bio_sectors,
+		       s.max_bio_sectors, s.rqs);
+	ksft_print_msg("%s %s buffer: layout implies %lu bios; pass iff bios <= %lu\n",
+		       d->label, kind, l.bios, bound);
+	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
+		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
+	EXPECT_GE(bound, (unsigned long)s.bios)
+		TH_LOG("%s %s buffer: %ld bios, expected <= %lu (layout: %lu)",
+		       d->label, kind, s.bios, bound, l.bios);
+}
+
+TEST_F_TIMEOUT(dio_bios, read64m_contig, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_thp(&self->buf, BIOS_LEN, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	run_bios(_metadata, &self->d, &self->buf, "THP-backed");
+}
+
+TEST_F_TIMEOUT(dio_bios, read64m_runs1to3, 300)
+{
+	char msg[256];
+	int ret;
+
+	ret = blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3, 0x5eed13ULL,
+			   msg, sizeof(msg));
+	ASSERT_EQ(0, ret) TH_LOG("runs of 1-3 pages: %s", msg);
+	run_bios(_metadata, &self->d, &self->buf, "runs of 1-3 pages");
+}
+
+TEST_HARNESS_MAIN
