@@ -23,10 +23,14 @@ trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root/$name"
 cp -a "$dir"/. "$root/$name/"
+# The selftests' helper library, linked into every program as the
+# selftests' Makefile links it (kernels whose series predates it lack it).
+lib=()
+[ -f "$ksft_src/blk_lib.c" ] && lib=("$ksft_src/blk_lib.c")
 for c in "$dir"/*.c; do
 	[ -e "$c" ] || continue
 	prog=$root/$name/$(basename "$c" .c)
-	if ! gcc -O2 -Wall -I"$ksft_src" -o "$prog" "$c" 2>"$root/gcc.log"; then
+	if ! gcc -O2 -Wall -I"$ksft_src" -o "$prog" "$c" "${lib[@]}" 2>"$root/gcc.log"; then
 		sed 's/^/  | /' "$root/gcc.log" >&2
 		echo "guest-initramfs: $c does not build against $ksft_src" >&2
 		exit 1
