@@ -56,7 +56,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline run-debug run-nothp host-checks check send bench \
+	run-baseline run-bystander run-debug run-nothp host-checks check send bench \
 	test-debug test-nothp test-all
 
 all: run-patched
@@ -151,10 +151,25 @@ run-nothp: apply initramfs
 test-nothp: run-nothp
 	@$(S)/tap-summary.sh $(NOTHP_TAP)
 
+# The bystander boot: nothing named to the tests, one NVMe namespace of
+# random data beside them (config/bystander.topology). They make their
+# own null_blk and scsi_debug devices (3 GiB guest: a memory-backed
+# null_blk of 1280 MiB), must pass, leave the namespace unchanged and
+# remove what they made (guest/bystander/run.sh). dio_io is left out: it
+# makes its own devices in every boot already.
+BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
+BYSTANDER_CMD  := /bystander/run.sh -t block:zeroout_fallback -t block:zeroout \
+	-t block:dio_align -t block:dio_verify.sh
+run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
+run-bystander: export MEM := 3G
+run-bystander: kernel-patched initramfs
+	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bystander $(BYSTANDER_CPIO)
+	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
+
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh .ci/run
+		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh .ci/run
 	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
@@ -166,9 +181,10 @@ host-checks: apply
 
 TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
 	kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap \
+	bystander=$(T)/bystander.tap \
 	$(DEBUG_TAP)
 
-test: host-checks run-patched run-baseline run-debug
+test: host-checks run-patched run-baseline run-bystander run-debug
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
 	@$(S)/tap-summary.sh $(TEST_TAP)

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Usage: scripts/boot.sh BZIMAGE INITRAMFS RUNDIR [COMMAND]
-# Boots BZIMAGE under QEMU (TCG; ACCEL=kvm to opt in) with 2 vCPUs, 2 GiB
-# and the NVMe namespaces of config/nvme.topology (TOPOLOGY= another file),
-# backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
+# Boots BZIMAGE under QEMU (TCG; ACCEL=kvm to opt in) with 2 vCPUs, MEM
+# (default 2G) of memory and the NVMe namespaces of config/nvme.topology
+# (TOPOLOGY= another file), backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
 # host I/O; reads return zeroes) where the size is written null-co:SIZE.
 # The files stay sparse (QEMU turns zeroed blocks into holes:
 # detect-zeroes=unmap) and are deleted after the run (KEEP_IMAGES=1 keeps
@@ -39,8 +39,11 @@ while read -r name size lbs opts; do
 	i=$((i + 1))
 done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 null_blk.nr_devices=0 ${APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G -no-reboot
+# No null_blk or scsi_debug device at boot: the selftests make their own.
+# scsi_debug's disk shape is fixed at load: 512e, atomic writes, 192 MiB.
+sdebug="scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 null_blk.nr_devices=0 $sdebug ${APPEND:-}"
+qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m "${MEM:-2G}" -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")
 

@@ -424,13 +424,13 @@ static int kill_samples(int fd, void *buf, int write, unsigned long *zeroed,
 
 	for (off = KILL_START; off < KILL_START + KILL_LEN; off += KILL_SAMPLE) {
 		if (write) {
-			pattern_fill(buf, KILL_BLOCK, off, 7);
+			blk_pattern_fill(buf, KILL_BLOCK, off, 7);
 			ret = pwrite_full(fd, buf, KILL_BLOCK, off);
 		} else {
 			ret = pread_full(fd, buf, KILL_BLOCK, off);
 			if (!ret && zero_check(buf, KILL_BLOCK, off) < 0)
 				(*zeroed)++;
-			else if (!ret && pattern_check(buf, KILL_BLOCK, off, 7) < 0)
+			else if (!ret && blk_pattern_check(buf, KILL_BLOCK, off, 7) < 0)
 				(*kept)++;
 			else if (!ret && *bad < 0)
 				*bad = off;
@@ -672,14 +672,19 @@ static void restore(void)
 
 int main(int argc, char **argv)
 {
+	char msg[256];
+
 	if (argc > 1)
 		budget = atof(argv[1]);
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
-	if (blk_find(0, "BLK_NOWZ_DEV", &nowz))
-		ksft_exit_skip("no NVMe namespace without Write Zeroes\n");
-	have_wz = !blk_find(1, "BLK_WZ_DEV", &wz);
+	/* Only named devices: the cases need more than a null_blk holds. */
+	if (!getenv("BLK_NOWZ_DEV") || !getenv("BLK_WZ_DEV"))
+		ksft_exit_skip("needs BLK_NOWZ_DEV and BLK_WZ_DEV (and BLK_TEST_DESTROY naming both)\n");
+	if (blk_find("BLK_NOWZ_DEV", 0, 0, 0, &nowz, msg, sizeof(msg)))
+		ksft_exit_fail_msg("%s\n", msg);
+	have_wz = !blk_find("BLK_WZ_DEV", 1, 0, 0, &wz, msg, sizeof(msg));
 	if (nowz.size < 7 * GiB || !have_wz || wz.size < 1 * GiB)
 		ksft_exit_skip("needs a namespace without Write Zeroes of >= 7 GiB and one with it of >= 1 GiB\n");
 	ksft_print_msg("%s (%llu MiB, no Write Zeroes), %s (%llu MiB, Write Zeroes); %.0fs per case\n",

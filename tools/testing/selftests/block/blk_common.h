@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared helpers for the block selftests: sysfs knobs, discovery of the
- * test namespaces by property, and counting block tracepoint events for
- * one device through tracefs.
+ * Shared helpers for the block selftests: sysfs knobs, the device a test
+ * runs on (named by the user or made by the test), and counting block
+ * tracepoint events for one device through tracefs.
  */
 #ifndef BLK_COMMON_H
 #define BLK_COMMON_H
@@ -21,6 +21,7 @@
 #include <linux/fs.h>
 
 #include "../kselftest.h"
+#include "blk_lib.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define KiB		1024ULL
@@ -120,7 +121,7 @@ static inline int blk_queue_path(const struct blkdev *dev, const char *attr,
 	return snprintf(path, len, "/sys/block/%s/queue/%s", dev->name, attr);
 }
 
-static inline int blk_queue_get(const struct blkdev *dev, const char *attr,
+static inline int dev_queue_get(const struct blkdev *dev, const char *attr,
 				unsigned long long *val)
 {
 	char path[256];
@@ -155,61 +156,65 @@ static inline int blk_probe(const char *name, struct blkdev *dev)
 	if (sysfs_read_ull(path, &v) || !v)
 		return -ENODEV;
 	dev->size = v << 9;
-	if (blk_queue_get(dev, "logical_block_size", &v))
+	if (dev_queue_get(dev, "logical_block_size", &v))
 		return -ENODEV;
 	dev->lbs = v;
-	if (blk_queue_get(dev, "write_zeroes_max_bytes", &dev->wz_max))
+	if (dev_queue_get(dev, "write_zeroes_max_bytes", &dev->wz_max))
 		return -ENODEV;
-	if (blk_queue_get(dev, "max_sectors_kb", &v))
+	if (dev_queue_get(dev, "max_sectors_kb", &v))
 		return -ENODEV;
 	dev->max_sectors_kb = v;
-	if (blk_queue_get(dev, "max_hw_sectors_kb", &v))
+	if (dev_queue_get(dev, "max_hw_sectors_kb", &v))
 		return -ENODEV;
 	dev->max_hw_sectors_kb = v;
 	return 0;
 }
 
 /*
- * Find the test namespace with (want_wz) or without Write Zeroes. Names
- * may swap between boots, so look at the property, never the name; the
- * environment variable @env (BLK_WZ_DEV / BLK_NOWZ_DEV) overrides.
- * Only NVMe namespaces are considered without an override: the tests
- * destroy the data on the device they pick.
+ * The device a test runs on. One named in the environment variable @env
+ * (BLK_NOWZ_DEV, BLK_WZ_DEV) is used only if blk_dev_check_named() allows
+ * it and has (@want_wz 1), lacks (0) or may have (-1) Write Zeroes.
+ * Without a name, one is made for this process and removed at exit: a
+ * memory-backed null_blk of @make_lbs-byte blocks and @make_mb MiB (no
+ * Write Zeroes), or with @make_lbs 0 a scsi_debug disk (Write Zeroes).
+ * Nothing else is ever touched. Returns 0, -BLK_ESKIP (skip) or -errno
+ * (fail), the reason in @msg.
  */
-static inline int blk_find(int want_wz, const char *env, struct blkdev *dev)
+static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
+			   unsigned int make_mb, struct blkdev *dev,
+			   char *msg, size_t msglen)
 {
-	const char *override = getenv(env);
-	unsigned long long best = 0;
-	struct blkdev cand;
-	struct dirent *de;
-	int found = 0;
-	DIR *d;
+	const char *name = getenv(env);
+	char disk[64];
+	int ret;
 
-	if (override && *override) {
-		if (!strncmp(override, "/dev/", 5))
-			override += 5;
-		return blk_probe(override, dev);
+	if (name && *name) {
+		if (!strncmp(name, "/dev/", 5))
+			name += 5;
+		ret = blk_dev_check_named(name, msg, msglen);
+		if (ret)
+			return ret;
+	} else {
+		if (make_lbs)
+			ret = blk_make_nullb(make_lbs, make_mb, disk,
+					     sizeof(disk), msg, msglen);
+		else
+			ret = blk_make_sdebug(disk, sizeof(disk), msg, msglen);
+		if (ret)
+			return ret;
+		name = disk;
 	}
-
-	d = opendir("/sys/block");
-	if (!d)
+	if (blk_probe(name, dev)) {
+		snprintf(msg, msglen, "cannot read the queue limits of %s",
+			 name);
 		return -ENODEV;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "nvme", 4))
-			continue;
-		if (blk_probe(de->d_name, &cand))
-			continue;
-		if (!!cand.wz_max != !!want_wz)
-			continue;
-		/* Prefer the largest: the >4 GiB cases need room. */
-		if (cand.size > best) {
-			*dev = cand;
-			best = cand.size;
-			found = 1;
-		}
 	}
-	closedir(d);
-	return found ? 0 : -ENODEV;
+	if (want_wz >= 0 && !!dev->wz_max != want_wz) {
+		snprintf(msg, msglen, "%s=%s %s Write Zeroes (write_zeroes_max_bytes %llu)",
+			 env, name, want_wz ? "lacks" : "has", dev->wz_max);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static inline double now_sec(void)
@@ -220,23 +225,11 @@ static inline double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Deterministic pseudo-random numbers (xorshift64), fixed seeds. */
-static inline unsigned long long blk_rand(unsigned long long *state)
-{
-	unsigned long long x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 /* Tracing ---------------------------------------------------------------- */
 
 #define TRACE_MAX_EVENTS	4
 
-struct blk_trace {
+struct dev_trace {
 	const struct blkdev *dev;
 	const char *events[TRACE_MAX_EVENTS];
 	int nr_events;
@@ -273,7 +266,7 @@ static inline int trace_clear(void)
  * for @dev only (filter on dev_t, kernel encoding major << 20 | minor),
  * with a ring buffer large enough for a whole test step.
  */
-static inline int trace_start(struct blk_trace *t, const struct blkdev *dev,
+static inline int trace_start(struct dev_trace *t, const struct blkdev *dev,
 			      const char * const *events, unsigned int buffer_kb)
 {
 	char path[256], filter[64], buf[32];
@@ -311,7 +304,7 @@ static inline int trace_start(struct blk_trace *t, const struct blkdev *dev,
 }
 
 /* Empty the buffer between steps of one test. */
-static inline int trace_restart(struct blk_trace *t)
+static inline int trace_restart(struct dev_trace *t)
 {
 	trace_write("tracing_on", "0");
 	if (trace_clear())
@@ -319,7 +312,7 @@ static inline int trace_restart(struct blk_trace *t)
 	return trace_write("tracing_on", "1");
 }
 
-static inline void trace_stop(struct blk_trace *t)
+static inline void trace_stop(struct dev_trace *t)
 {
 	char path[256];
 	int i;
@@ -356,7 +349,7 @@ typedef void (*blk_event_fn)(const struct blk_event *ev, void *arg);
  *   block_bio_queue: 259,0 W 2048 + 2048 [comm]
  *   block_rq_issue: 259,0 R 131072 () 0 + 256 none,0,0 [comm]
  */
-static inline long trace_collect(struct blk_trace *t, const char *event,
+static inline long trace_collect(struct dev_trace *t, const char *event,
 				 blk_event_fn fn, void *arg)
 {
 	unsigned long long in_buf = 0, written = 0;
@@ -423,36 +416,6 @@ static inline long trace_collect(struct blk_trace *t, const char *event,
 }
 
 /* Block device data helpers ---------------------------------------------- */
-
-/* The pattern word for a byte offset: finds misplaced as well as lost data. */
-static inline unsigned long long pattern_word(unsigned long long off,
-					      unsigned int seed)
-{
-	return (off * 0x9e3779b97f4a7c15ULL) ^ (0xb10cULL << 48) ^ seed ^ 1;
-}
-
-static inline void pattern_fill(void *buf, size_t len, unsigned long long off,
-				unsigned int seed)
-{
-	unsigned long long *w = buf;
-	size_t i;
-
-	for (i = 0; i < len / 8; i++)
-		w[i] = pattern_word(off + i * 8, seed);
-}
-
-/* Returns the byte offset of the first mismatch in buf, or -1. */
-static inline long long pattern_check(const void *buf, size_t len,
-				      unsigned long long off, unsigned int seed)
-{
-	const unsigned long long *w = buf;
-	size_t i;
-
-	for (i = 0; i < len / 8; i++)
-		if (w[i] != pattern_word(off + i * 8, seed))
-			return off + i * 8;
-	return -1;
-}
 
 static inline long long zero_check(const void *buf, size_t len,
 				   unsigned long long off)

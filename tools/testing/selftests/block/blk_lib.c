@@ -4,8 +4,10 @@
  * blk_lib.h.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +16,15 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "blk_lib.h"
 
 #define CONFIGFS	"/sys/kernel/config"
 #define NULLB_CFS	CONFIGFS "/nullb"
+#define SDEBUG_DRV	"/sys/bus/pseudo/drivers/scsi_debug"
+#define SDEBUG_PARAM	"/sys/module/scsi_debug/parameters"
+#define SDEBUG_MAX	64
 #define PFN_MASK	((1ULL << 55) - 1)
 #define HPAGE		(2UL << 20)
 
@@ -281,6 +287,297 @@ void blk_nullb_destroy(struct blk_nullb *nb)
 	nb->cfs[0] = '\0';
 }
 
+/* scsi_debug -------------------------------------------------------------- */
+
+/* The disks in /sys/block whose SCSI model is scsi_debug. */
+static int sdebug_disks(char names[][32], int max)
+{
+	char path[300], model[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/sys/block");
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		if (strncmp(de->d_name, "sd", 2) || strlen(de->d_name) >= 32)
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/device/model",
+			 de->d_name);
+		if (blk_sysfs_read(path, model, sizeof(model)) ||
+		    strcmp(model, "scsi_debug"))
+			continue;
+		snprintf(names[n++], 32, "%.31s", de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static int sdebug_param_is(const char *name, unsigned int want,
+			   char *msg, size_t msglen)
+{
+	unsigned long long v;
+	char path[128];
+
+	snprintf(path, sizeof(path), SDEBUG_PARAM "/%s", name);
+	if (sysfs_read_ull(path, &v)) {
+		snprintf(msg, msglen, "cannot read %s", path);
+		return 0;
+	}
+	if (v != want)
+		snprintf(msg, msglen,
+			 "scsi_debug is loaded with %s=%llu, this test needs %u (module parameter, fixed at load)",
+			 name, v, want);
+	return v == want;
+}
+
+int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
+		      unsigned int atomic_wr, char *msg, size_t msglen)
+{
+	char before[SDEBUG_MAX][32], now[SDEBUG_MAX][32], cmd[160];
+	char path[96], buf[32];
+	int nb, nn, i, j, ret;
+
+	memset(sd, 0, sizeof(*sd));
+	if (access(SDEBUG_DRV, F_OK)) {
+		snprintf(cmd, sizeof(cmd),
+			 "modprobe -q scsi_debug add_host=0 physblk_exp=%u atomic_wr=%u dev_size_mb=192 2>/dev/null",
+			 physblk_exp, atomic_wr);
+		if (system(cmd) || access(SDEBUG_DRV, F_OK)) {
+			snprintf(msg, msglen,
+				 "no scsi_debug driver (CONFIG_SCSI_DEBUG, built in or loadable by modprobe)");
+			return -BLK_ESKIP;
+		}
+		sd->loaded = 1;
+	}
+	if (!sdebug_param_is("physblk_exp", physblk_exp, msg, msglen) ||
+	    !sdebug_param_is("atomic_wr", atomic_wr, msg, msglen)) {
+		blk_sdebug_destroy(sd);
+		return -BLK_ESKIP;
+	}
+	nb = sdebug_disks(before, SDEBUG_MAX);
+	ret = blk_sysfs_write(SDEBUG_DRV "/add_host", "1");
+	if (ret) {
+		snprintf(msg, msglen, "%s/add_host: %s", SDEBUG_DRV,
+			 strerror(-ret));
+		blk_sdebug_destroy(sd);
+		return ret;
+	}
+	sd->added = 1;
+	/* The disk shows up asynchronously; devtmpfs makes its node. */
+	for (i = 0; i < 250 && !sd->disk[0]; i++) {
+		sleep_ms(20);
+		nn = sdebug_disks(now, SDEBUG_MAX);
+		for (j = 0; j < nn && !sd->disk[0]; j++) {
+			int k, old = 0;
+
+			for (k = 0; k < nb; k++)
+				old |= !strcmp(now[j], before[k]);
+			snprintf(path, sizeof(path), "/dev/%.31s", now[j]);
+			if (!old && !access(path, F_OK))
+				snprintf(sd->disk, sizeof(sd->disk), "%.31s",
+					 now[j]);
+		}
+	}
+	if (!sd->disk[0]) {
+		snprintf(msg, msglen, "no new scsi_debug disk 5s after add_host");
+		blk_sdebug_destroy(sd);
+		return -ENODEV;
+	}
+	snprintf(sd->path, sizeof(sd->path), "/dev/%s", sd->disk);
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", sd->disk);
+	if (blk_sysfs_read(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%u:%u", &sd->major, &sd->minor) != 2) {
+		snprintf(msg, msglen, "cannot read %s", path);
+		blk_sdebug_destroy(sd);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void blk_sdebug_destroy(struct blk_sdebug *sd)
+{
+	if (sd->added && blk_sysfs_write(SDEBUG_DRV "/add_host", "-1"))
+		fprintf(stderr, "# cannot remove the scsi_debug host of %s\n",
+			sd->disk[0] ? sd->disk : "(no disk)");
+	if (sd->loaded && system("modprobe -q -r scsi_debug"))
+		fprintf(stderr, "# cannot unload scsi_debug\n");
+	memset(sd, 0, sizeof(*sd));
+}
+
+/* Devices for test programs without the harness --------------------------- */
+
+static int named_in_use(const char *name, unsigned int major,
+			unsigned int minor, char *msg, size_t msglen)
+{
+	char line[1024], want[32], path[300];
+	unsigned int ma, mi;
+	struct dirent *de;
+	int busy = 0, fd;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/block/%s", name);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && !busy) {
+		snprintf(path, sizeof(path), "/sys/block/%s/%s/partition",
+			 name, de->d_name);
+		if (!access(path, F_OK)) {
+			snprintf(msg, msglen, "%s has partitions (%s)", name,
+				 de->d_name);
+			busy = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof(path), "/sys/block/%s/holders", name);
+	d = busy ? NULL : opendir(path);
+	while (d && (de = readdir(d)) && !busy) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(msg, msglen, "%s is held by %s", name, de->d_name);
+		busy = 1;
+	}
+	if (d)
+		closedir(d);
+	f = busy ? NULL : fopen("/proc/self/mountinfo", "r");
+	while (f && fgets(line, sizeof(line), f) && !busy) {
+		/* "id parent major:minor root mountpoint ..." */
+		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) == 2 &&
+		    ma == major && mi == minor) {
+			snprintf(msg, msglen, "%s is mounted", name);
+			busy = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	snprintf(want, sizeof(want), "/dev/%.20s ", name);
+	f = busy ? NULL : fopen("/proc/swaps", "r");
+	while (f && fgets(line, sizeof(line), f) && !busy) {
+		if (!strncmp(line, want, strlen(want))) {
+			snprintf(msg, msglen, "%s is swap", name);
+			busy = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (busy)
+		return busy;
+	/* Mounted, held or opened exclusively by anyone: EBUSY. */
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	fd = open(path, O_RDONLY | O_EXCL);
+	if (fd < 0) {
+		snprintf(msg, msglen, "%s cannot be opened exclusively: %s",
+			 path, strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+int blk_dev_check_named(const char *name, char *msg, size_t msglen)
+{
+	const char *ok = getenv("BLK_TEST_DESTROY");
+	char path[300], buf[32];
+	unsigned int major, minor;
+	size_t n = strlen(name);
+	const char *p;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	if (n >= 32 || strchr(name, '/') ||
+	    blk_sysfs_read(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%u:%u", &major, &minor) != 2) {
+		snprintf(msg, msglen, "%.40s is not a whole disk in /sys/block",
+			 name);
+		return -ENODEV;
+	}
+	if (named_in_use(name, major, minor, msg, msglen))
+		return -EPERM;
+	for (p = ok; p && (p = strstr(p, name)); p += n)
+		if ((p == ok || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return 0;
+	snprintf(msg, msglen,
+		 "%s is not listed in BLK_TEST_DESTROY: its data would be destroyed; set BLK_TEST_DESTROY=\"%s\" to allow it",
+		 name, name);
+	return -EPERM;
+}
+
+#define MADE_MAX	4
+
+static struct blk_nullb made_nullb[MADE_MAX];
+static struct blk_sdebug made_sdebug;
+static int made_registered;
+
+static void made_cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < MADE_MAX; i++)
+		blk_nullb_destroy(&made_nullb[i]);
+	blk_sdebug_destroy(&made_sdebug);
+}
+
+static void made_on_signal(int sig)
+{
+	exit(128 + sig);
+}
+
+static void made_register(void)
+{
+	struct sigaction sa;
+	int sigs[] = { SIGTERM, SIGINT };
+	size_t i;
+
+	if (made_registered)
+		return;
+	made_registered = 1;
+	atexit(made_cleanup);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		if (sigaction(sigs[i], NULL, &sa) || sa.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = made_on_signal;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int blk_make_nullb(unsigned int lbs, unsigned int size_mb, char *disk,
+		   size_t disklen, char *msg, size_t msglen)
+{
+	char name[64];
+	int i, ret;
+
+	for (i = 0; i < MADE_MAX && made_nullb[i].cfs[0]; i++)
+		;
+	if (i == MADE_MAX) {
+		snprintf(msg, msglen, "more than %d null_blk devices", MADE_MAX);
+		return -ENOSPC;
+	}
+	made_register();
+	snprintf(name, sizeof(name), "blk_test_%d_%d", getpid(), i);
+	ret = blk_nullb_create(&made_nullb[i], name, lbs, size_mb, 8192, 1,
+			       msg, msglen);
+	if (!ret)
+		snprintf(disk, disklen, "%s", made_nullb[i].disk);
+	return ret;
+}
+
+int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen)
+{
+	int ret;
+
+	if (made_sdebug.added) {
+		snprintf(msg, msglen, "one scsi_debug disk per process");
+		return -ENOSPC;
+	}
+	made_register();
+	ret = blk_sdebug_create(&made_sdebug, 3, 1, msg, msglen);
+	if (!ret)
+		snprintf(disk, disklen, "%s", made_sdebug.disk);
+	return ret;
+}
+
 /* Tracing ----------------------------------------------------------------- */
 
 static const char * const trace_events[] = {
@@ -387,6 +684,8 @@ static void sum_bio(struct blk_trace_sum *s, char dir, const char *rwbs,
 		s->other_dir++;
 	s->bios++;
 	s->bio_bytes += (unsigned long long)nr << 9;
+	if (((unsigned long long)nr << 9) % BLK_PAGE)
+		s->odd_bios++;
 	if (nr > s->max_bio_sectors)
 		s->max_bio_sectors = nr;
 	if (!s->min_bio_sectors || nr < s->min_bio_sectors)
@@ -661,6 +960,34 @@ static int move_page(char *pool, unsigned long idx, char *dst,
 	return 0;
 }
 
+/*
+ * After moving @moved of @pages pages from a pool of @n (@ret: how that
+ * went): free the pool, check that every page came and scan the layout
+ * into @l. On failure the buffer is freed.
+ */
+static int buf_finish(struct blk_buf *b, struct pool_page *pp, char *pool,
+		      unsigned long n, unsigned long moved,
+		      unsigned long pages, int ret, struct blk_layout *l,
+		      char *msg, size_t msglen)
+{
+	free(pp);
+	munmap(pool, n * BLK_PAGE);
+	if (!ret && moved < pages) {
+		snprintf(msg, msglen, "pool of %lu pages gave only %lu of %lu",
+			 n, moved, pages);
+		ret = -ENOMEM;
+	}
+	if (!ret) {
+		ret = blk_layout_scan(b->addr, pages, l);
+		if (ret)
+			snprintf(msg, msglen, "pagemap of the buffer: %s",
+				 strerror(-ret));
+	}
+	if (ret)
+		blk_buf_free(b);
+	return ret;
+}
+
 int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 		    char *msg, size_t msglen)
 {
@@ -690,26 +1017,13 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 		last = pp[i].pfn;
 		j++;
 	}
-	free(pp);
-	munmap(pool, n * BLK_PAGE);
-	if (!ret && j < pages) {
-		snprintf(msg, msglen, "pool of %lu pages gave only %lu of %lu",
-			 n, j, pages);
-		ret = -ENOMEM;
-	}
-	if (!ret) {
-		ret = blk_layout_scan(b->addr, pages, &l);
-		if (ret)
-			snprintf(msg, msglen, "pagemap of the buffer: %s",
-				 strerror(-ret));
-		else if (l.runs != pages) {
-			snprintf(msg, msglen, "%lu pages in %lu runs, not %lu: pages merge",
-				 pages, l.runs, pages);
-			ret = -EINVAL;
-		}
-	}
-	if (ret)
+	ret = buf_finish(b, pp, pool, n, j, pages, ret, &l, msg, msglen);
+	if (!ret && l.runs != pages) {
+		snprintf(msg, msglen, "%lu pages in %lu runs, not %lu: pages merge",
+			 pages, l.runs, pages);
 		blk_buf_free(b);
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
@@ -747,27 +1061,14 @@ int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 		planned++;
 		c++;	/* leave a page out: the next run is not adjacent */
 	}
-	free(pp);
-	munmap(pool, n * BLK_PAGE);
-	if (!ret && j < pages) {
-		snprintf(msg, msglen, "pool of %lu pages gave only %lu of %lu",
-			 n, j, pages);
-		ret = -ENOMEM;
-	}
-	if (!ret) {
-		ret = blk_layout_scan(b->addr, pages, &l);
-		if (ret)
-			snprintf(msg, msglen, "pagemap of the buffer: %s",
-				 strerror(-ret));
-		else if (l.runs != planned || l.run_max > run_max) {
-			snprintf(msg, msglen, "%lu runs of %lu..%lu pages, planned %lu of %u..%u",
-				 l.runs, l.run_min, l.run_max, planned,
-				 run_min, run_max);
-			ret = -EINVAL;
-		}
-	}
-	if (ret)
+	ret = buf_finish(b, pp, pool, n, j, pages, ret, &l, msg, msglen);
+	if (!ret && (l.runs != planned || l.run_max > run_max)) {
+		snprintf(msg, msglen, "%lu runs of %lu..%lu pages, planned %lu of %u..%u",
+			 l.runs, l.run_min, l.run_max, planned, run_min,
+			 run_max);
 		blk_buf_free(b);
+		ret = -EINVAL;
+	}
 	return ret;
 }
 

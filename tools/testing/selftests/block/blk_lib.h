@@ -53,6 +53,50 @@ int blk_nullb_create(struct blk_nullb *nb, const char *name, unsigned int lbs,
 		     int memory_backed, char *msg, size_t msglen);
 void blk_nullb_destroy(struct blk_nullb *nb);
 
+/* scsi_debug -------------------------------------------------------------- */
+
+/*
+ * One scsi_debug host with one disk, added through the driver's add_host
+ * attribute and removed by blk_sdebug_destroy() (writing -1 removes the
+ * newest host: do not add hosts concurrently). The disk's shape is fixed
+ * when the driver loads: if it is not there, it is loaded here with
+ * physblk_exp=@physblk_exp, atomic_wr=@atomic_wr and unloaded on destroy;
+ * if it is loaded with other values, -BLK_ESKIP says which.
+ */
+struct blk_sdebug {
+	char disk[32];		/* sdX, "" if none */
+	char path[48];		/* /dev/sdX */
+	unsigned int major, minor;
+	int added;		/* a host was added here */
+	int loaded;		/* the module was loaded here */
+};
+
+int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
+		      unsigned int atomic_wr, char *msg, size_t msglen);
+void blk_sdebug_destroy(struct blk_sdebug *sd);
+
+/* Devices for test programs without the harness --------------------------- */
+
+/*
+ * A disk the user named for a destructive test (BLK_NOWZ_DEV=...): 0 if
+ * it is a whole disk without partitions or holders, not mounted, not
+ * swap, not open exclusively by anyone, and listed in BLK_TEST_DESTROY
+ * (names separated by spaces); otherwise -EPERM, or -ENODEV if there is
+ * no such disk, with the reason in @msg.
+ */
+int blk_dev_check_named(const char *name, char *msg, size_t msglen);
+
+/*
+ * A null_blk (memory-backed, no Write Zeroes) or scsi_debug (512e, Write
+ * Zeroes through WRITE SAME) disk made for this process and removed at
+ * exit: normal exit and exit() from a signal handler (one that calls
+ * exit() is installed for SIGTERM and SIGINT if they have none). Its name
+ * goes to @disk. Returns as blk_nullb_create() / blk_sdebug_create().
+ */
+int blk_make_nullb(unsigned int lbs, unsigned int size_mb, char *disk,
+		   size_t disklen, char *msg, size_t msglen);
+int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen);
+
 /* sysfs ------------------------------------------------------------------- */
 
 int blk_sysfs_read(const char *path, char *buf, size_t len);
@@ -87,6 +131,7 @@ struct blk_trace_sum {
 	long rqs;		/* block_rq_issue events */
 	unsigned long long rq_bytes;
 	long other_dir;		/* bios of the other direction (counted too) */
+	long odd_bios;		/* bios not a multiple of BLK_PAGE bytes */
 	unsigned int max_bio_sectors, min_bio_sectors;
 	char bio_list[160];	/* the first bios: "sector+n ..." */
 };

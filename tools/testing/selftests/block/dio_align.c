@@ -18,9 +18,10 @@
  * contiguous pages (fixed seed), no two consecutive runs adjacent, and
  * checked through /proc/self/pagemap (needs root for the PFNs).
  *
- * The devices (NVMe, one with 512-byte and one with 4096-byte logical
- * blocks) are found by property; BLK_NOWZ_DEV / BLK_WZ_DEV override.
- * The first 64 MiB of each are overwritten.
+ * The devices, one with 512-byte and one with 4096-byte logical blocks,
+ * are memory-backed null_blk devices made here, unless named by
+ * BLK_NOWZ_DEV / BLK_WZ_DEV and allowed by BLK_TEST_DESTROY (see
+ * blk_find()); the first 64 MiB of a named device are overwritten.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -33,6 +34,7 @@
 #define PAGE		4096ULL
 #define BUF_LEN		(64 * MiB)
 #define BUF_PAGES	(BUF_LEN / PAGE)
+#define MADE_MB		192		/* null_blk made here: memory-backed */
 #define POOL_PAGES	(BUF_PAGES + BUF_PAGES / 4 + 2048)
 #define RUN_MAX		40
 #define BIO_MAX_VECS	256
@@ -62,39 +64,15 @@ static void restore_max_sectors(void)
 				      restore_dev[i]->max_sectors_kb);
 }
 
+/* exit() runs the atexit handlers: these and blk_find()'s removal. */
 static void on_signal(int sig)
 {
 	restore_max_sectors();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int read_pfns(const void *addr, unsigned long pages, uint64_t *pfn)
-{
-	off_t off = (uintptr_t)addr / PAGE * sizeof(uint64_t);
-	size_t len = pages * sizeof(uint64_t);
-	unsigned long i;
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, pfn, len, off);
-	close(fd);
-	if (n != (ssize_t)len)
-		return -EIO;
-	for (i = 0; i < pages; i++) {
-		/* bit 63: present; bits 0-54: PFN (0 without CAP_SYS_ADMIN) */
-		if (!(pfn[i] >> 63) || !(pfn[i] & ((1ULL << 55) - 1)))
-			return -EPERM;
-		pfn[i] &= (1ULL << 55) - 1;
-	}
-	return 0;
+	exit(128 + sig);
 }
 
 struct pool_page {
-	uint64_t pfn;
+	unsigned long long pfn;
 	unsigned long idx;
 };
 
@@ -106,7 +84,7 @@ static int cmp_pfn(const void *a, const void *b)
 }
 
 /* Count runs of physically contiguous pages in buf, and their lengths. */
-static void layout_scan(const uint64_t *pfn)
+static void layout_scan(const unsigned long long *pfn)
 {
 	unsigned long i, len = 1;
 
@@ -147,7 +125,7 @@ static int build_buffer(char *msg, size_t len)
 	unsigned long i, j, nr_st = 0, cursor = 0, planned = 0;
 	struct stretch *st;
 	struct pool_page *pp;
-	uint64_t *pfn;
+	unsigned long long *pfn;
 	char *pool;
 	int ret;
 
@@ -166,7 +144,7 @@ static int build_buffer(char *msg, size_t len)
 	madvise(buf, BUF_LEN, MADV_NOHUGEPAGE);
 	for (i = 0; i < POOL_PAGES; i++)
 		pool[i * PAGE] = 1;
-	ret = read_pfns(pool, POOL_PAGES, pfn);
+	ret = blk_pfns(pool, POOL_PAGES, pfn);
 	if (ret) {
 		snprintf(msg, len, "cannot read PFNs from /proc/self/pagemap: %s",
 			 strerror(-ret));
@@ -235,7 +213,7 @@ static int build_buffer(char *msg, size_t len)
 	free(pp);
 	free(st);
 
-	ret = read_pfns(buf, BUF_PAGES, pfn);
+	ret = blk_pfns(buf, BUF_PAGES, pfn);
 	if (ret) {
 		snprintf(msg, len, "pagemap of the buffer: %s", strerror(-ret));
 		return ret;
@@ -343,7 +321,7 @@ static int traced_io(int fd, const struct blkdev *dev, enum io_op op,
 	static const char * const events[] = {
 		"block_bio_queue", "block_rq_issue", NULL
 	};
-	struct blk_trace t;
+	struct dev_trace t;
 	long n1, n2;
 	ssize_t n;
 	int ret;
@@ -429,7 +407,7 @@ static int check_shape(unsigned long long start, size_t len, unsigned int max,
 
 static void fill(void)
 {
-	pattern_fill(buf, BUF_LEN, 0, 7);
+	blk_pattern_fill(buf, BUF_LEN, 0, 7);
 }
 
 static int verify_write(int fd, unsigned long long off, size_t len,
@@ -631,27 +609,49 @@ static void test_device(struct blkdev *dev, int present, const char *why)
 	close(fd);
 }
 
+/*
+ * A device with @lbs-byte blocks (named, or a null_blk made here) of room
+ * for the test; skip or fail with the reason in @why.
+ */
+static int get_dev(const char *env, unsigned int lbs, struct blkdev *dev,
+		   char *why, size_t whylen)
+{
+	int ret;
+
+	ret = blk_find(env, -1, lbs, MADE_MB, dev, why, whylen);
+	if (ret && ret != -BLK_ESKIP)
+		ksft_exit_fail_msg("%s\n", why);
+	if (ret)
+		return 0;
+	if (dev->lbs != lbs) {
+		snprintf(why, whylen, "%s has %u-byte blocks, not %u",
+			 dev->name, dev->lbs, lbs);
+		return 0;
+	}
+	if (dev->size < BUF_LEN + 64 * MiB) {
+		snprintf(why, whylen, "%s is smaller than %llu MiB", dev->name,
+			 (BUF_LEN + 64 * MiB) / MiB);
+		return 0;
+	}
+	return 1;
+}
+
 int main(void)
 {
+	char msg[256], why512[256], why4k[256];
 	struct blkdev d512, d4k;
 	int has512, has4k;
-	char msg[256];
 	int ret;
 
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("must be run as root (PFNs in /proc/self/pagemap, sysfs)\n");
-	/* The namespace without Write Zeroes has 512-byte blocks, the other 4096. */
-	has512 = !blk_find(0, "BLK_NOWZ_DEV", &d512);
-	has4k = !blk_find(1, "BLK_WZ_DEV", &d4k);
-	if (!has512 && !has4k)
-		ksft_exit_skip("no NVMe namespace found (set BLK_NOWZ_DEV / BLK_WZ_DEV)\n");
 	if (!trace_available())
 		ksft_exit_skip("no block tracepoints in " TRACEFS "\n");
-	if (has512 && d512.size < BUF_LEN + 64 * MiB)
-		has512 = 0;
-	if (has4k && d4k.size < BUF_LEN + 64 * MiB)
-		has4k = 0;
+	has512 = get_dev("BLK_NOWZ_DEV", 512, &d512, why512, sizeof(why512));
+	has4k = get_dev("BLK_WZ_DEV", 4096, &d4k, why4k, sizeof(why4k));
+	if (!has512 && !has4k)
+		ksft_exit_skip("no device: %s; %s\n", why512, why4k);
 	if (has512)
 		restore_dev[0] = &d512;
 	if (has4k)
@@ -672,7 +672,7 @@ int main(void)
 		ksft_exit_fail_msg("cannot build the buffer layout\n");
 	make_segments();
 
-	test_device(&d512, has512, "no suitable first namespace");
-	test_device(&d4k, has4k, "no suitable second namespace");
+	test_device(&d512, has512, why512);
+	test_device(&d4k, has4k, why4k);
 	ksft_finished();
 }

@@ -18,10 +18,21 @@
  * contiguous pages merged), on a THP-backed buffer and on a buffer of
  * runs of 1-3 pages, at max_sectors_kb 128, 1280, 2048 and 4096.
  *
- * Needs root (configfs, sysfs, PFNs from /proc/self/pagemap), null_blk
- * and configfs; a private tracefs instance for the bio counts. No device
- * but the null_blk devices created here is touched; each test removes its
- * device and trace instance in the fixture teardown, which the harness
+ * dio_sdebug, on a scsi_debug disk with 512-byte logical and 4096-byte
+ * physical blocks, at max_sectors_kb 32, 127, 128, the default and 4096:
+ * 64 MiB reads starting one sector into a physical block (where the
+ * split points are not page multiples of the bio) and at 0, every bio a
+ * page multiple, no more requests than the uncut stream plus one per bio
+ * of an unpatched kernel; and RWF_ATOMIC writes of
+ * atomic_write_unit_max_bytes from pages that never merge, sync and
+ * Linux AIO: whole, one bio and one request, data intact.
+ *
+ * Needs root (configfs, sysfs, PFNs from /proc/self/pagemap), null_blk,
+ * configfs and scsi_debug (loaded here with physblk_exp=3 atomic_wr=1 if
+ * it is not loaded; skipped if it is loaded otherwise); a private tracefs
+ * instance for the bio counts. No device but the null_blk and scsi_debug
+ * devices created here is touched; each test removes its device and
+ * trace instance in the fixture teardown, which the harness
  * runs in its parent process, also after a failed assertion or a crash
  * (not after a timeout: the harness kills the whole process group).
  */
@@ -53,6 +64,12 @@
 #define BIOS_DEV_MB		128
 #define BIOS_LEN		(64 * BLK_MiB)
 #define TRACE_KB		1024
+#define SD_PHYSBLK_EXP		3		/* 512e: 4096-byte physical */
+#define SD_PBS			(512U << SD_PHYSBLK_EXP)
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC		0x00000040
+#endif
 
 struct dev_ctx {
 	struct blk_nullb nb;
@@ -417,7 +434,8 @@ static int io_segments(struct iovec *iov, int nr, char *buf, size_t len,
 	return p - 1 <= IO_BUF_PAGES ? nr : -ENOSPC;
 }
 
-static long io_aio(int fd, int write, const struct iovec *iov, off_t off)
+static long io_aio(int fd, int write, const struct iovec *iov, off_t off,
+		   int rw_flags)
 {
 	aio_context_t ctx = 0;
 	struct io_event ev;
@@ -432,6 +450,7 @@ static long io_aio(int fd, int write, const struct iovec *iov, off_t off)
 	cb.aio_buf = (unsigned long)iov->iov_base;
 	cb.aio_nbytes = iov->iov_len;
 	cb.aio_offset = off;
+	cb.aio_rw_flags = rw_flags;
 	ret = syscall(__NR_io_submit, ctx, 1, &cbp);
 	if (ret == 1)
 		ret = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
@@ -572,7 +591,7 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 		if (d->have_trace)
 			ASSERT_EQ(0, blk_trace_clear(&d->tr));
 		if (aio)
-			ret = io_aio(d->fd, write, iov, IO_DEV_OFF);
+			ret = io_aio(d->fd, write, iov, IO_DEV_OFF, 0);
 		else if (write)
 			ret = pwritev(d->fd, iov, nr, IO_DEV_OFF);
 		else
@@ -852,6 +871,293 @@ TEST_F_TIMEOUT(dio_bios, read64m_runs1to3, 300)
 			   msg, sizeof(msg));
 	ASSERT_EQ(0, ret) TH_LOG("runs of 1-3 pages: %s", msg);
 	run_bios(_metadata, &self->d, &self->buf, "runs of 1-3 pages");
+}
+
+/* scsi_debug: 512e and atomic writes ------------------------------------ */
+
+struct sd_ctx {
+	struct blk_sdebug sd;
+	struct blk_saved max_kb;
+	struct blk_trace tr;
+	char label[48];		/* "sdebug_512e max1280k" */
+	unsigned int limit_kb;
+	int fd;
+};
+
+static void sd_cleanup(struct sd_ctx *d, int fd_owner)
+{
+	if (fd_owner && d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	blk_saved_restore(&d->max_kb);
+	blk_trace_destroy(&d->tr);
+	blk_sdebug_destroy(&d->sd);
+}
+
+/*
+ * A scsi_debug disk with 512-byte logical and 4096-byte physical blocks
+ * and atomic writes, at max_sectors_kb @limit_kb (0: the kernel's default,
+ * 1280 KiB on 6.12), opened with O_DIRECT, with a trace instance.
+ */
+static int sd_setup(struct sd_ctx *d, unsigned int limit_kb, char *msg,
+		    size_t msglen)
+{
+	unsigned long long v;
+	char name[64];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (geteuid()) {
+		snprintf(msg, msglen, "needs root (sysfs, pagemap PFNs)");
+		return -BLK_ESKIP;
+	}
+	ret = blk_sdebug_create(&d->sd, SD_PHYSBLK_EXP, 1, msg, msglen);
+	if (ret)
+		return ret;
+	if (limit_kb)
+		ret = blk_queue_set_saved(&d->max_kb, d->sd.disk,
+					  "max_sectors_kb", limit_kb);
+	if (!ret)
+		ret = blk_queue_get(d->sd.disk, "max_sectors_kb", &v);
+	if (!ret && limit_kb && v != limit_kb)
+		ret = -EINVAL;
+	if (ret) {
+		snprintf(msg, msglen, "max_sectors_kb %u on %s: %s", limit_kb,
+			 d->sd.disk, strerror(-ret));
+		goto fail;
+	}
+	d->limit_kb = v;
+	snprintf(d->label, sizeof(d->label), "sdebug_512e max%uk%s",
+		 d->limit_kb, limit_kb ? "" : " (default)");
+	d->fd = open(d->sd.path, O_RDWR | O_DIRECT);
+	if (d->fd < 0) {
+		ret = -errno;
+		snprintf(msg, msglen, "open %s: %s", d->sd.path,
+			 strerror(errno));
+		goto fail;
+	}
+	snprintf(name, sizeof(name), "dio_io_%d", getpid());
+	ret = blk_trace_create(&d->tr, name, d->sd.major, d->sd.minor,
+			       TRACE_KB, msg, msglen);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	sd_cleanup(d, 1);
+	return ret;
+}
+
+/*
+ * Requests blk-mq makes of @len bytes at byte @pos if nothing but its
+ * splitting cut them: max_sectors, ends on physical block boundaries
+ * counted from sector 0 (get_max_io_size()).
+ */
+static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
+				unsigned int max_kb, unsigned int pbs)
+{
+	unsigned long long s = pos >> 9, end = (pos + len) >> 9, e;
+	unsigned long long pbs_s = pbs >> 9;
+	unsigned long n = 0;
+
+	while (s < end) {
+		e = s + max_kb * 2ULL;
+		if (e / pbs_s * pbs_s > s)
+			e = e / pbs_s * pbs_s;
+		s = e < end ? e : end;
+		n++;
+	}
+	return n;
+}
+
+FIXTURE(dio_sdebug) {
+	struct sd_ctx d;
+	struct blk_buf buf;
+	char *plain;		/* IO_MAX, page aligned: reading back */
+};
+
+FIXTURE_VARIANT(dio_sdebug) {
+	unsigned int limit_kb;
+};
+
+FIXTURE_VARIANT_ADD(dio_sdebug, max32k) {
+	.limit_kb = 32,
+};
+
+FIXTURE_VARIANT_ADD(dio_sdebug, max127k) {
+	.limit_kb = 127,
+};
+
+FIXTURE_VARIANT_ADD(dio_sdebug, max128k) {
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_sdebug, default) {
+	.limit_kb = 0,
+};
+
+FIXTURE_VARIANT_ADD(dio_sdebug, max4096k) {
+	.limit_kb = 4096,
+};
+
+FIXTURE_SETUP(dio_sdebug)
+{
+	char msg[256];
+	int ret;
+
+	ret = sd_setup(&self->d, variant->limit_kb, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	self->plain = mmap(NULL, IO_MAX, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->plain);
+}
+
+FIXTURE_TEARDOWN_PARENT(dio_sdebug)
+{
+	sd_cleanup(&self->d, 0);
+}
+
+/*
+ * One 64 MiB read at device offset @off. Cutting the stream into the
+ * unpatched kernel's bios adds at most one request per bio to the
+ * requests of the uncut stream (a split walk that starts later never
+ * needs more pieces), so that sum bounds the requests; every bio stays
+ * a page multiple, and the bios stay within the 1/16 rule's bound.
+ */
+static void run_512e(struct __test_metadata *_metadata, struct sd_ctx *d,
+		     struct blk_buf *buf, unsigned long long off,
+		     const char *kind)
+{
+	unsigned long stream, rq_bound, bio_bound;
+	struct blk_trace_sum s;
+	struct blk_layout l;
+	ssize_t n;
+	int ret;
+
+	ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, &l);
+	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	stream = stream_rqs(off, BIOS_LEN, d->limit_kb, SD_PBS);
+	rq_bound = stream + l.bios;
+	bio_bound = l.bios + l.bios / 15 + 1;
+	ASSERT_EQ(0, blk_trace_clear(&d->tr));
+	n = pread(d->fd, buf->addr, BIOS_LEN, off);
+	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', &s))
+		TH_LOG("trace lost events");
+	ksft_print_msg("%s %s buffer (%lu runs of %lu..%lu pages), 64MiB read at +%llu: %ld bios (%u..%u sectors, %ld not page multiples), %ld requests\n",
+		       d->label, kind, l.runs, l.run_min, l.run_max, off,
+		       s.bios, s.min_bio_sectors, s.max_bio_sectors,
+		       s.odd_bios, s.rqs);
+	ksft_print_msg("%s %s buffer at +%llu: pass iff requests <= %lu (uncut stream %lu + unpatched bios %lu), bios <= %lu, all page multiples\n",
+		       d->label, kind, off, rq_bound, stream, l.bios,
+		       bio_bound);
+	EXPECT_EQ((ssize_t)BIOS_LEN, n)
+		TH_LOG("%s 64MiB read returned %zd", d->label, n);
+	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
+		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
+	EXPECT_EQ(0, s.odd_bios)
+		TH_LOG("%s: %ld bios not page multiples (%s)", d->label,
+		       s.odd_bios, s.bio_list);
+	EXPECT_GE(rq_bound, (unsigned long)s.rqs)
+		TH_LOG("%s %s buffer at +%llu: %ld requests, expected <= %lu",
+		       d->label, kind, off, s.rqs, rq_bound);
+	EXPECT_GE(bio_bound, (unsigned long)s.bios)
+		TH_LOG("%s %s buffer at +%llu: %ld bios, expected <= %lu",
+		       d->label, kind, off, s.bios, bio_bound);
+}
+
+TEST_F_TIMEOUT(dio_sdebug, read64m_off512_thp, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_thp(&self->buf, BIOS_LEN, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	run_512e(_metadata, &self->d, &self->buf, 512, "THP-backed");
+}
+
+TEST_F_TIMEOUT(dio_sdebug, read64m_off512_runs1to3, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3,
+				  0x5eed13ULL, msg, sizeof(msg)))
+		TH_LOG("runs of 1-3 pages: %s", msg);
+	run_512e(_metadata, &self->d, &self->buf, 512, "runs of 1-3 pages");
+}
+
+TEST_F_TIMEOUT(dio_sdebug, read64m_off0_runs1to3, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3,
+				  0x5eed13ULL, msg, sizeof(msg)))
+		TH_LOG("runs of 1-3 pages: %s", msg);
+	run_512e(_metadata, &self->d, &self->buf, 0, "runs of 1-3 pages");
+}
+
+/*
+ * An RWF_ATOMIC write of the device's atomic_write_unit_max_bytes from
+ * buffer+512 (pages that never merge: one bvec per page) is written
+ * whole or not at all: it returns its length, is one bio and one request
+ * of that length whatever max_sectors_kb says, and reads back intact.
+ */
+static void run_atomic(struct __test_metadata *_metadata, struct sd_ctx *d,
+		       struct blk_buf *buf, char *plain, int aio)
+{
+	unsigned long long unit;
+	struct blk_trace_sum s;
+	struct iovec iov;
+	long long bad;
+	long ret;
+
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_nomerge(buf, IO_BUF_PAGES, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, blk_queue_get(d->sd.disk, "atomic_write_unit_max_bytes",
+				   &unit));
+	if (!unit)
+		SKIP(return, "%s: no atomic writes (atomic_write_unit_max_bytes 0)",
+		     d->sd.disk);
+	ASSERT_GE(IO_MAX, unit) TH_LOG("unit %llu above the buffer", unit);
+	iov.iov_base = buf->addr + 512;
+	iov.iov_len = unit;
+	blk_pattern_fill(iov.iov_base, unit, unit, 7);
+	drop_cache(d->fd);
+	ASSERT_EQ(0, blk_trace_clear(&d->tr));
+	if (aio) {
+		ret = io_aio(d->fd, 1, &iov, unit, RWF_ATOMIC);
+	} else {
+		ret = pwritev2(d->fd, &iov, 1, unit, RWF_ATOMIC);
+		if (ret < 0)
+			ret = -errno;
+	}
+	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'W', &s))
+		TH_LOG("trace lost events");
+	ksft_print_msg("%s %s RWF_ATOMIC %llu bytes from buffer+512: returned %ld, %ld bios (%s), %ld requests of %llu bytes\n",
+		       d->label, aio ? "aio" : "pwritev2", unit, ret, s.bios,
+		       s.bio_list, s.rqs, s.rq_bytes);
+	ksft_print_msg("%s: pass iff it returns %llu, is 1 bio and 1 request of that size, data intact\n",
+		       d->label, unit);
+	EXPECT_EQ((long)unit, ret);
+	EXPECT_EQ(1, s.bios);
+	EXPECT_EQ(unit, s.bio_bytes);
+	EXPECT_EQ(1, s.rqs);
+	EXPECT_EQ(unit, s.rq_bytes);
+	ASSERT_EQ(0, pread_all(d->fd, plain, unit, unit));
+	bad = blk_pattern_check(plain, unit, unit, 7);
+	EXPECT_EQ(-1, bad) TH_LOG("data differs from byte %lld on", bad);
+}
+
+TEST_F_TIMEOUT(dio_sdebug, atomic_pwritev2_unit_max, 120)
+{
+	run_atomic(_metadata, &self->d, &self->buf, self->plain, 0);
+}
+
+TEST_F_TIMEOUT(dio_sdebug, atomic_aio_unit_max, 120)
+{
+	run_atomic(_metadata, &self->d, &self->buf, self->plain, 1);
 }
 
 TEST_HARNESS_MAIN

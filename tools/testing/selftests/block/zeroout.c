@@ -10,8 +10,10 @@
  * CONFIG_TRANSPARENT_HUGEPAGE has no huge zero folio and must give the
  * latter); and that a large zeroout can still be killed.
  *
- * The devices are found by property: BLK_NOWZ_DEV / BLK_WZ_DEV override.
- * Their data is destroyed.
+ * The devices are made here (a null_blk of 1280 MiB, a scsi_debug disk)
+ * unless named by BLK_NOWZ_DEV / BLK_WZ_DEV and allowed by
+ * BLK_TEST_DESTROY (see blk_find()); the named devices' data is
+ * destroyed.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -20,6 +22,8 @@
 #include "zeroout_common.h"
 
 #define NR_CASES	11
+/* A null_blk made here is memory-backed: the guest must hold it. */
+#define NOWZ_MADE_MB	1280
 #define SHAPE_LEN	(1 * GiB)
 #define KILL_LEN	(6 * GiB)
 #define KILL_DELAY_US	500000
@@ -36,23 +40,26 @@ struct zr_case {
 static void run_cases(const struct blkdev *dev, int present, const char *why)
 {
 	unsigned long long lbs = present ? dev->lbs : 512;
+	/* 1 GiB in, or 16 MiB in on a small device (scsi_debug made here). */
+	unsigned long long base = present && dev->size < 1 * GiB + 128 * MiB ?
+				  16 * MiB : 1 * GiB;
 	unsigned long long M2 = 2 * MiB;
 	struct zr_case cases[NR_CASES] = {
-		{ "1 logical block", 1 * GiB + 7 * lbs, lbs },
+		{ "1 logical block", base + 7 * lbs, lbs },
 		{ "unaligned head+tail across two 2MiB boundaries",
-		  1 * GiB + M2 - 3 * lbs, 2 * M2 + 5 * lbs },
-		{ "exactly 2MiB, aligned", 1 * GiB + 16 * MiB, M2 },
-		{ "2MiB - 1 block", 1 * GiB + 32 * MiB, M2 - lbs },
-		{ "2MiB + 1 block", 1 * GiB + 48 * MiB, M2 + lbs },
+		  base + M2 - 3 * lbs, 2 * M2 + 5 * lbs },
+		{ "exactly 2MiB, aligned", base + 16 * MiB, M2 },
+		{ "2MiB - 1 block", base + 32 * MiB, M2 - lbs },
+		{ "2MiB + 1 block", base + 48 * MiB, M2 + lbs },
 		{ "255x2MiB", 512 * MiB, 255 * M2 },
 		{ "256x2MiB, start 1 block past 2MiB", 512 * MiB + lbs,
 		  256 * M2 },
 		{ "257x2MiB", 512 * MiB, 257 * M2 },
-		{ ">4GiB in one call (4GiB+2MiB+2 blocks)", 1 * GiB - lbs,
+		{ ">4GiB in one call (4GiB+2MiB+2 blocks)", base - lbs,
 		  4 * GiB + M2 + 2 * lbs },
 		{ "whole device", 0, 0 },
 		{ "fallocate(ZERO_RANGE|KEEP_SIZE) 3MiB+2 blocks unaligned",
-		  1 * GiB + 80 * MiB + lbs, 3 * MiB + 2 * lbs, ZR_FALLOCATE },
+		  base + 80 * MiB + lbs, 3 * MiB + 2 * lbs, ZR_FALLOCATE },
 	};
 	struct zr_result res;
 	char desc[160];
@@ -93,7 +100,8 @@ static void run_cases(const struct blkdev *dev, int present, const char *why)
 
 static void test_shape(const struct blkdev *dev, int present)
 {
-	unsigned long long start = 2 * GiB;
+	/* Away from the cases' ranges where the device has room. */
+	unsigned long long start = present && dev->size >= 3 * GiB ? 2 * GiB : 0;
 	long lo = 1, hi = ZR_HUGE_MAX_BIOS;
 	const char *bvecs = "2MiB bvecs";
 	struct zr_result res;
@@ -107,7 +115,9 @@ static void test_shape(const struct blkdev *dev, int present)
 	}
 
 	if (!present || start + SHAPE_LEN > dev->size) {
-		ksft_test_result_skip("zeroout 1GiB bio shape: no device without Write Zeroes of > 3 GiB\n");
+		ksft_test_result_skip("zeroout 1GiB bio shape: %s\n",
+				      present ? "device smaller than 1 GiB" :
+				      "no device without Write Zeroes");
 		return;
 	}
 	fd = open(dev->path, O_RDWR | O_DIRECT);
@@ -213,20 +223,36 @@ static void test_killable(const struct blkdev *dev, int present)
 	close(fd);
 }
 
+/* A device by name or made here (blk_find()); skip or fail with the reason. */
+static int get_dev(const char *env, int want_wz, struct blkdev *dev,
+		   char *why, size_t whylen)
+{
+	int ret;
+
+	/* Made: a null_blk without Write Zeroes, a scsi_debug disk with. */
+	ret = blk_find(env, want_wz, want_wz ? 0 : 512, NOWZ_MADE_MB, dev,
+		       why, whylen);
+	if (ret && ret != -BLK_ESKIP)
+		ksft_exit_fail_msg("%s\n", why);
+	return !ret;
+}
+
 int main(void)
 {
+	char why_nowz[256], why_wz[256];
 	struct blkdev nowz, wz;
 	int has_nowz, has_wz;
 
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
-	has_nowz = !blk_find(0, "BLK_NOWZ_DEV", &nowz);
-	has_wz = !blk_find(1, "BLK_WZ_DEV", &wz);
-	if (!has_nowz && !has_wz)
-		ksft_exit_skip("no NVMe namespace found (set BLK_NOWZ_DEV / BLK_WZ_DEV)\n");
 	if (!trace_available())
 		ksft_exit_skip("no block tracepoints in " TRACEFS "\n");
+	has_nowz = get_dev("BLK_NOWZ_DEV", 0, &nowz, why_nowz,
+			   sizeof(why_nowz));
+	has_wz = get_dev("BLK_WZ_DEV", 1, &wz, why_wz, sizeof(why_wz));
+	if (!has_nowz && !has_wz)
+		ksft_exit_skip("no device: %s; %s\n", why_nowz, why_wz);
 	if (has_nowz)
 		ksft_print_msg("no Write Zeroes: %s, %llu MiB, %u-byte blocks\n",
 			       nowz.name, nowz.size / MiB, nowz.lbs);
@@ -237,8 +263,8 @@ int main(void)
 	ksft_set_plan(2 * NR_CASES + 3);
 	/* Shape first: the cases must not have warmed anything up for it. */
 	test_shape(&nowz, has_nowz);
-	run_cases(&nowz, has_nowz, "no device without Write Zeroes");
-	run_cases(&wz, has_wz, "no device with Write Zeroes");
+	run_cases(&nowz, has_nowz, why_nowz);
+	run_cases(&wz, has_wz, why_wz);
 	test_killable(&nowz, has_nowz);
 	ksft_finished();
 }

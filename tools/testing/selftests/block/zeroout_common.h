@@ -96,7 +96,7 @@ static inline int zr_piece(int fd, unsigned long long off,
 	for (done = 0; done < len; done += n) {
 		n = len - done < ZR_CHUNK ? len - done : ZR_CHUNK;
 		if (op == ZR_WRITE_PATTERN) {
-			pattern_fill(zr_buf, n, off + done, 0);
+			blk_pattern_fill(zr_buf, n, off + done, 0);
 			ret = pwrite_full(fd, zr_buf, n, off + done);
 		} else {
 			ret = pread_full(fd, zr_buf, n, off + done);
@@ -149,13 +149,13 @@ static inline int zr_neighbour(int fd, const struct blkdev *dev,
 	int ret;
 
 	if (!check) {
-		pattern_fill(zr_buf, dev->lbs, off, 0);
+		blk_pattern_fill(zr_buf, dev->lbs, off, 0);
 		return pwrite_full(fd, zr_buf, dev->lbs, off);
 	}
 	ret = pread_full(fd, zr_buf, dev->lbs, off);
 	if (ret)
 		return ret;
-	bad = pattern_check(zr_buf, dev->lbs, off, 0);
+	bad = blk_pattern_check(zr_buf, dev->lbs, off, 0);
 	if (bad >= 0 && res->bad < 0) {
 		res->bad = bad;
 		res->what = what;
@@ -179,7 +179,7 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 	static const char * const events[] = { "block_bio_queue", NULL };
 	int has_before = start >= dev->lbs;
 	int has_after = start + len + dev->lbs <= dev->size;
-	struct blk_trace t;
+	struct dev_trace t;
 	double t0;
 	int ret;
 

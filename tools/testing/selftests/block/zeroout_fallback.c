@@ -24,8 +24,12 @@
 
 #define FAIL_DIR	ZR_FAIL_DIR
 #define USE_ZERO_PAGE	ZR_THP_DIR "/use_zero_page"
-#define RANGE_START	(1 * GiB)
 #define RANGE_LEN	(1 * GiB)
+/* A null_blk made here is memory-backed: the guest must hold it. */
+#define MADE_MB		1280
+
+/* 1 GiB in where the device has room, else 128 MiB in. */
+static unsigned long long range_start;
 #define RETRY_WAIT_US	1500000	/* kernel holds off retries for 1 s (HZ) */
 
 struct knob {
@@ -72,11 +76,11 @@ static void knobs_restore(void)
 	}
 }
 
+/* exit() runs the atexit handlers: these and blk_find()'s removal. */
 static void on_signal(int sig)
 {
 	knobs_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	exit(128 + sig);
 }
 
 /* Pattern, zero with BLKZEROOUT (traced), verify: the 1 GiB range. */
@@ -89,7 +93,7 @@ static int zeroout_traced(const struct blkdev *dev, struct zr_result *res,
 	fd = open(dev->path, O_RDWR | O_DIRECT);
 	if (fd < 0)
 		return -errno;
-	ret = zr_run(fd, dev, RANGE_START, RANGE_LEN, ZR_BLKZEROOUT, res, bios);
+	ret = zr_run(fd, dev, range_start, RANGE_LEN, ZR_BLKZEROOUT, res, bios);
 	close(fd);
 	return ret;
 }
@@ -154,7 +158,7 @@ static void test_alloc_failure(const struct blkdev *dev, const char *skip)
 	fail1 = vmstat_read("thp_zero_page_alloc_failed");
 
 	snprintf(desc, sizeof(desc), "order-9 allocation failing: 1GiB [%llu+%llu]",
-		 RANGE_START, RANGE_LEN);
+		 range_start, RANGE_LEN);
 	zr_report(desc, dev, ret, &res);
 	report_small("order-9 allocation failing", dev, bios);
 	ksft_test_result(fail1 > fail0 && alloc1 == alloc0,
@@ -183,7 +187,7 @@ static void test_use_zero_page_off(const struct blkdev *dev)
 	}
 	ret = zeroout_traced(dev, &res, &bios);
 	snprintf(desc, sizeof(desc), "use_zero_page=0: 1GiB [%llu+%llu]",
-		 RANGE_START, RANGE_LEN);
+		 range_start, RANGE_LEN);
 	zr_report(desc, dev, ret, &res);
 	report_small("use_zero_page=0", dev, bios);
 
@@ -196,18 +200,25 @@ int main(void)
 {
 	const char *skip_fail = NULL;
 	struct blkdev dev;
+	char msg[256];
+	int ret;
 	long long alloc;
 
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
-	if (blk_find(0, "BLK_NOWZ_DEV", &dev))
-		ksft_exit_skip("no NVMe namespace without Write Zeroes (write_zeroes_max_bytes == 0; set BLK_NOWZ_DEV)\n");
-	if (dev.size < RANGE_START + RANGE_LEN + MiB)
-		ksft_exit_skip("%s is too small: %llu MiB\n", dev.name,
-			       dev.size / MiB);
 	if (!trace_available())
 		ksft_exit_skip("no block tracepoints in " TRACEFS "\n");
+	ret = blk_find("BLK_NOWZ_DEV", 0, 512, MADE_MB, &dev, msg,
+		       sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		ksft_exit_skip("%s\n", msg);
+	if (ret)
+		ksft_exit_fail_msg("%s\n", msg);
+	range_start = dev.size >= 2 * GiB + MiB ? 1 * GiB : 128 * MiB;
+	if (dev.size < range_start + RANGE_LEN + MiB)
+		ksft_exit_skip("%s is too small: %llu MiB\n", dev.name,
+			       dev.size / MiB);
 	if (access(USE_ZERO_PAGE, W_OK))
 		ksft_exit_skip("no " USE_ZERO_PAGE " (CONFIG_TRANSPARENT_HUGEPAGE)\n");
 
