@@ -20,7 +20,7 @@ set -u
 zero_mib=$1 fio_mib=$2
 shift 2
 T=/sys/kernel/tracing
-all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref mkfs-ext4-mdts5 read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 write64m-def write64m-384 write64m-128 write1m-384 irr64m-def irr64m-384 irr64m-128 irrwrite64m-384 randread64k-msk32 read64k-msk32"
+all="zero-mdts5 zero-mdts7 zero-mdts9 zero-wz-ref mkfs-ext4-mdts5 read64m-def read64m-384 read64m-128 read1m-def read1m-384 read1m-128 write64m-def write64m-384 write64m-128 write1m-384 irr64m-def irr64m-384 irr64m-128 irrwrite64m-384 read64m-1280 read64m-4096 irr64m-1280 irr64m-4096 randread64k-msk32 read64k-msk32"
 cases=${*:-$all}
 status=0
 
@@ -82,6 +82,7 @@ run_case() {
 	case $c in
 	zero-mdts5) name=z5 ;; zero-mdts7) name=z7 ;; zero-mdts9) name=z9 ;;
 	zero-wz-ref) name=wz ;; mkfs-*) name=z5 ;;
+	*-1280|*-4096) name=big ;;
 	esac
 	dev=$(dev_of $name) || { echo "bench: $c: no namespace with serial wb-$name" >&2; return 1; }
 	case $c in
@@ -93,6 +94,7 @@ run_case() {
 	case $c in
 	*-def) msk=$(cat "/tmp/bench-default-kb-$dev") ;;
 	*-384) msk=384 ;; *-128) msk=128 ;; *-msk32) msk=32 ;;
+	*-1280) msk=1280 ;; *-4096) msk=4096 ;;
 	esac
 	case $c in
 	read64m-*) bs=64m ;; read1m-*) bs=1m ;;

@@ -337,7 +337,7 @@ int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
 {
 	char before[SDEBUG_MAX][32], now[SDEBUG_MAX][32], cmd[160];
 	char path[96], buf[32];
-	int nb, nn, i, j, ret;
+	int nb, nn, i, j, ret, fd;
 
 	memset(sd, 0, sizeof(*sd));
 	if (access(SDEBUG_DRV, F_OK)) {
@@ -386,6 +386,22 @@ int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
 		return -ENODEV;
 	}
 	snprintf(sd->path, sizeof(sd->path), "/dev/%s", sd->disk);
+	/*
+	 * sd probes asynchronously: the disk is in sysfs, with a node in
+	 * /dev, before it can be opened (ENXIO).
+	 */
+	for (i = 0, fd = -1; i < 250 && fd < 0; i++) {
+		fd = open(sd->path, O_RDONLY);
+		if (fd < 0)
+			sleep_ms(20);
+	}
+	if (fd < 0) {
+		snprintf(msg, msglen, "%s cannot be opened 5s after add_host: %s",
+			 sd->path, strerror(errno));
+		blk_sdebug_destroy(sd);
+		return -ENODEV;
+	}
+	close(fd);
 	snprintf(path, sizeof(path), "/sys/block/%s/dev", sd->disk);
 	if (blk_sysfs_read(path, buf, sizeof(buf)) ||
 	    sscanf(buf, "%u:%u", &sd->major, &sd->minor) != 2) {
