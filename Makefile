@@ -14,7 +14,9 @@
 #   make test-all   test and test-nothp, one summary
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
-#   make send       dry run of the mails (SEND=1 sends; V=N version)
+#   make send       dry run of the mails, from FROM="Name <address>" or git's
+#                   user.name/user.email, each patch to its maintainers
+#                   and lists (SEND=1 sends; V=N version; TO=, CC= more)
 #   make bench      baseline against patched, alternating boots: tables and
 #                   plots in build/bench/ (QUICK=1: 2 rounds, smaller sizes)
 #   make series     regenerate patches/ from the build/linux-patched branch
@@ -176,7 +178,7 @@ host-checks: apply
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit)
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) patches
-	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, recipients, git am of the mails gives the series" \
+	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, git am of the mails gives the series" \
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) patches
 
 TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
@@ -202,8 +204,11 @@ check: trees
 	@$(S)/deps.sh check
 	@$(S)/check-series.sh $(B) $$(cat $(B)/base-commit) patches
 
+# TO= and CC= (addresses, "," between them) go to every mail. CC only
+# from the command line: make's own CC is the C compiler.
+SEND_TO = $(if $(TO),--to='$(TO)') $(if $(filter command line,$(origin CC)),--cc='$(CC)')
 send: apply
-	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) patches
+	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) patches $(SEND_TO)
 
 bench: kernels initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bench \

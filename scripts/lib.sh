@@ -44,6 +44,12 @@ wb_series() {
 # that its hash is too) and, through wb_git, a machine with none.
 WB_IDENT=(-c user.name=workbench -c user.email=workbench@localhost)
 
+# The author and sign-off that the patches in patches/ carry: the
+# project's, not a person's. scripts/send-series.sh mails them as the
+# sender instead and refuses this one as a sender.
+# shellcheck disable=SC2034 # for the scripts that source this file
+WB_PLACEHOLDER='Seed 7d7613dd maintainers <maintainers@users.noreply.a-seed-7d7613dd.example>'
+
 # wb_git ARG...: git ARG..., with WB_IDENT where git config names no
 # committer (a fresh CI machine): git am and git notes record one.
 wb_git() {

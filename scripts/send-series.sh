@@ -1,22 +1,32 @@
 #!/bin/bash
-# Usage: scripts/send-series.sh BUILD_DIR BASE PATCHDIR [GIT_SEND_EMAIL_ARG...]
-# Mails the series with git send-email. Writes the outgoing mails to
-# BUILD_DIR/outgoing: the cover letter (PATCHDIR/0000-cover-letter.patch,
-# or the file $COVER) and the patches of PATCHDIR/series, their changelogs
-# below "---" as they are, with subjects "[PATCH vN m/n]": N is $V, else
-# the vN of the cover letter's subject, else 3 (this is the series' third
-# posting: v1 and v2 were the earlier authors' versions). The cover letter must carry
-# "base-commit: BASE"; it is added if missing.
-# Every mail goes To: the maintainers and reviewers and Cc: the lists that
-# scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched on the
-# patches, with $GET_MAINTAINER_ARGS) names for the whole series; git
-# send-email adds, per mail, the people in its From: and trailers
-# (Signed-off-by, Suggested-by, Cc...) but not the sender. The patches
-# are threaded as replies to the cover letter.
+# Usage: [FROM="Name <address>"] scripts/send-series.sh BUILD_DIR BASE PATCHDIR [GIT_SEND_EMAIL_ARG...]
+# Mails the series with git send-email, as the person who runs it: the
+# sender is $FROM, else git's user.name and user.email. Without one, or
+# as the project's placeholder (WB_PLACEHOLDER, scripts/lib.sh), it
+# stops, naming FROM=, before anything else.
+# Writes the outgoing mails to BUILD_DIR/outgoing: the cover letter
+# (PATCHDIR/0000-cover-letter.patch, or the file $COVER) and the patches
+# of PATCHDIR/series, with subjects "[PATCH vN m/n]": N is $V, else the vN
+# of the cover letter's subject, else 3 (this is the series' third
+# posting: v1 and v2 were the earlier authors' versions). The cover letter
+# must carry "base-commit: BASE"; it is added if missing. Every mail is
+# From: the sender (so git am makes the sender the author); in the
+# patches the placeholder's Signed-off-by becomes the sender's, added if
+# there was none; the other trailers (Suggested-by: the original
+# posters) and the changelogs below "---" are kept as they are.
+# Recipients: each patch To: the maintainers and reviewers and Cc: the
+# lists that scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched,
+# with $GET_MAINTAINER_ARGS) names for that patch alone; the cover letter
+# To: and Cc: all of them and the people the patches' trailers name. They
+# are To:/Cc: headers of the outgoing files; git send-email adds, per
+# mail, the people in its trailers (Suggested-by, Cc...) but not the
+# sender, and the --to=/--cc= of the extra arguments to every mail (make
+# send TO=... CC=...). The patches are threaded as replies to the cover
+# letter.
 # Default: a dry run that prints who gets what. SEND=1 sends, through
 # SMTP_SERVER (and SMTP_PORT) if set, else through the sendemail.* SMTP
-# settings of git config; the sender is $FROM, sendemail.from or the git
-# identity. Extra arguments go to git send-email (--in-reply-to=...).
+# settings of git config. Extra arguments go to git send-email
+# (--to=, --cc=, --in-reply-to=...).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,9 +35,23 @@ build=$(realpath "$1") base=$2 dir=$(realpath "$3"); shift 3
 patched=$(wb_tree "$build" patched) out=$build/outgoing
 cover=${COVER:-$dir/0000-cover-letter.patch}
 gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords}
+
+# The sender, first: nothing goes out without a person's sign-off.
+from=${FROM:-} origin=FROM=
+if [ -z "$from" ] && name=$(git config user.name) && email=$(git config user.email); then
+	from="$name <$email>" origin="git config user.name/user.email"
+fi
+ask='set FROM="Your Name <you@example.org>" (make send FROM=...), or git config user.name and user.email'
+[ -n "$from" ] || { echo "send-series: who sends the series? $ask; the mails carry the sender's From: and Signed-off-by" >&2; exit 1; }
+addr=$(sed -nE 's/^[^<>@]*[^<>@ ] <([^<>@ ]+@[^<>@ ]+)>$/\1/p' <<<"$from")
+[ -n "$addr" ] || { echo "send-series: sender '$from' ($origin) is not \"Name <address>\": $ask" >&2; exit 1; }
+if [[ ${WB_PLACEHOLDER,,} == *"<${addr,,}>" ]]; then
+	echo "send-series: sender '$from' ($origin) is the project's placeholder, not a person who can sign off the patches: $ask" >&2
+	exit 1
+fi
+
 wb_series "$dir"
 n=${#wb_patches[@]}
-
 [ -f "$cover" ] || { echo "send-series: no cover letter $cover (write it, or set COVER=FILE)" >&2; exit 1; }
 if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 	echo "send-series: $cover still has format-patch's *** SUBJECT/BLURB HERE *** placeholders" >&2
@@ -42,41 +66,65 @@ if [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit
 	exit 1
 fi
 
-# One outgoing mail: the subject prefix set, message ids dropped (git
-# send-email threads the mails it sends), base-commit added to the cover.
+# One outgoing mail (WB_TO and WB_CC: its recipients, ", " between
+# them): the subject prefix set, From: the sender, To: and Cc: set,
+# message ids dropped (git send-email threads the mails it sends),
+# base-commit added to the cover; in a patch, the placeholder's
+# Signed-off-by replaced by the sender's.
 outgoing() { # source, index, destination
-	awk -v prefix="[PATCH v$v $2/$n]" -v base="$([ "$2" = 0 ] && [ -z "$cover_base" ] && git -C "$patched" rev-parse "$base")" '
-		!body && /^$/ { body = 1 }
-		!body && /^[^ \t]/ { drop = (tolower($0) ~ /^(message-id|in-reply-to|references):/) }
+	WB_FROM=$from awk -v prefix="[PATCH v$v $2/$n]" -v patch="$([ "$2" = 0 ] || echo 1)" \
+		-v placeholder="$WB_PLACEHOLDER" -v base="$([ "$2" = 0 ] && [ -z "$cover_base" ] && git -C "$patched" rev-parse "$base")" '
+		BEGIN { from = ENVIRON["WB_FROM"] }
+		!body && /^$/ {
+			body = 1; print "From: " from
+			if (ENVIRON["WB_TO"] != "") print "To: " ENVIRON["WB_TO"]
+			if (ENVIRON["WB_CC"] != "") print "Cc: " ENVIRON["WB_CC"]
+		}
+		!body && /^[^ \t]/ { drop = (tolower($0) ~ /^(message-id|in-reply-to|references|from|to|cc):/) }
 		!body && drop { next }
 		!body && /^Subject:/ { sub(/^Subject: *(\[[^]]*\] *)?/, "Subject: " prefix " ") }
+		patch && body && !notes && $0 == "Signed-off-by: " placeholder { next }
+		patch && body && !notes && $0 == "Signed-off-by: " from { signed = 1 }
+		patch && body && !notes && /^---$/ {
+			notes = 1
+			if (!signed) { if (last !~ /^[A-Za-z-]+: /) print ""; print "Signed-off-by: " from }
+		}
+		body && !notes { last = $0 }
 		body && base != "" && /^-- $/ { print "base-commit: " base "\n"; base = "" }
 		{ print }
 		END { if (base != "") print "\nbase-commit: " base }' "$1" >"$3"
+	! grep -qiF "${WB_PLACEHOLDER##* }" "$3" ||
+		{ echo "send-series: $3 still names the placeholder $WB_PLACEHOLDER" >&2; exit 1; }
 }
+# maintainers OPTION... PATCH: the addresses get_maintainer.pl names.
+maintainers() {
+	# shellcheck disable=SC2086 # gm_args is a list of options
+	(cd "$patched" && scripts/get_maintainer.pl $gm_args "$@")
+}
+list() { awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g'; } # lines: "a, b"
+
 rm -rf "$out" && mkdir -p "$out"
-outgoing "$cover" 0 "$out/0000-cover-letter.patch"
 files=("$out/0000-cover-letter.patch")
-m=0
+all_to=() all_cc=() m=0
 for p in "${wb_patches[@]}"; do
 	m=$((m + 1))
 	grep -q '^---$' "$dir/$p" || { echo "send-series: $p has no '---' line" >&2; exit 1; }
-	outgoing "$dir/$p" "$m" "$out/$p"
+	mapfile -t to < <(maintainers --nol "$dir/$p")
+	mapfile -t cc < <(maintainers --nom --nor "$dir/$p")
+	[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for $p" >&2; exit 1; }
+	WB_TO=$(printf '%s\n' "${to[@]}" | list) WB_CC=$(printf '%s\n' "${cc[@]}" | list) \
+		outgoing "$dir/$p" "$m" "$out/$p"
 	files+=("$out/$p")
+	# The cover letter's: these, and the people of the patch's trailers.
+	all_to+=("${to[@]}")
+	mapfile -t -O ${#all_cc[@]} all_cc < <(printf '%s\n' "${cc[@]}"; awk '/^$/ { body = 1 }
+		body && /^---$/ { exit } body && sub(/^([A-Za-z-]+-by|Cc): /, "") && /@/' "$out/$p" | grep -viF "<$addr>")
 done
+WB_TO=$(printf '%s\n' "${all_to[@]}" | list) WB_CC=$(printf '%s\n' "${all_cc[@]}" | list) \
+	outgoing "$cover" 0 "${files[0]}"
 
-# Recipients, for the whole series.
-# shellcheck disable=SC2086 # gm_args is a list of options
-mapfile -t to < <(cd "$patched" && scripts/get_maintainer.pl $gm_args --nol "${files[@]:1}")
-# shellcheck disable=SC2086
-mapfile -t cc < <(cd "$patched" && scripts/get_maintainer.pl $gm_args --nom --nor "${files[@]:1}")
-[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for the series" >&2; exit 1; }
-from=${FROM:-$(git config sendemail.from || git var GIT_COMMITTER_IDENT | sed 's/>.*/>/')}
-
-args=(--no-format-patch --confirm=never --thread --no-chain-reply-to
+args=(--no-format-patch --confirm=never --thread --no-chain-reply-to --no-to-cover --no-cc-cover
       --suppress-cc=self --8bit-encoding=UTF-8 --from="$from")
-for a in "${to[@]}"; do args+=(--to="$a"); done
-for a in "${cc[@]}"; do args+=(--cc="$a"); done
 if [ -n "${SMTP_SERVER:-}" ]; then
 	args+=(--smtp-server="$SMTP_SERVER")
 	[ -z "${SMTP_PORT:-}" ] || args+=(--smtp-server-port="$SMTP_PORT")
@@ -86,18 +134,31 @@ elif wb_bool SEND && [ -z "$(git config sendemail.smtpServer || true)" ]; then
 fi
 wb_bool SEND || args+=(--dry-run)
 
-echo "send-series: v$v, cover letter and $n patches from $from$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
-echo "send-series: To: $(printf '%s, ' "${to[@]}" | sed 's/, $//')"
-echo "send-series: Cc: $(printf '%s, ' "${cc[@]}" | sed 's/, $//')"
+echo "send-series: v$v, cover letter and $n patches from $from ($origin)$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
+[ $# -eq 0 ] || echo "send-series: to every mail: $*"
 start=$(date +%s)
-if ! log=$(git send-email "${args[@]}" "$@" "${files[@]}" 2>&1); then
+# No standard input: git send-email would ask for a To: for all mails.
+if ! log=$(git send-email "${args[@]}" "$@" "${files[@]}" </dev/null 2>&1); then
 	printf '%s\n' "$log" | tail -n 20 | sed 's/^/  | /' >&2
 	echo "send-series: git send-email failed" >&2
 	exit 1
 fi
-# Who gets what: each mail's subject and envelope recipients.
-printf '%s\n' "$log" | awk '
-	/^RCPT TO:</ { gsub(/^RCPT TO:<|>$/, ""); rcpt = rcpt (rcpt == "" ? "" : ", ") $0 }
-	/^Subject: / { subject = substr($0, 10) }
-	/^Result: / { printf "send-series: %s\n    -> %s\n", subject, rcpt; subject = rcpt = "" }'
+# Who gets what: each mail's subject, From:, To: and Cc: as git
+# send-email made them (unfolded), and the sign-offs of its file.
+m=0
+while IFS= read -r -d '' mail; do
+	printf "%s" "$mail"
+	grep -E '^Signed-off-by: ' "${files[m]}" | sed 's/^/    /' || true
+	m=$((m + 1))
+done < <(printf '%s\n' "$log" | awk '
+	/^(Subject|From|To|Cc): / { key = $1; h[key] = $0; next }
+	key != "" && /^[ \t]/ { sub(/^[ \t]+/, " "); h[key] = h[key] $0; next }
+	{ key = "" }
+	/^Result: / {
+		printf "send-series: %s\n", substr(h["Subject:"], 10)
+		split("From: To: Cc:", keys, " ")
+		for (k = 1; k <= 3; k++) if (keys[k] in h) print "    " h[keys[k]]
+		printf "%c", 0
+		delete h
+	}')
 echo "send-series: $(if wb_bool SEND; then echo sent; else echo dry run of; fi) $((n + 1)) mails in $(( $(date +%s) - start ))s; they are in $out"

@@ -3,15 +3,23 @@
 # Tests scripts/send-series.sh end to end: starts an SMTP server (Debian's
 # python3-aiosmtpd) on a free port of 127.0.0.1 storing what it receives
 # in BUILD_DIR/send-test/maildir, runs send-series.sh as a user would
-# (SEND=1, SMTP_SERVER/SMTP_PORT, an identity in git config and nothing
-# else), and checks what arrived: one mail per patch and the cover letter,
-# subjects "[PATCH vN m/n]", every patch a reply to the cover letter, the
-# recipients get_maintainer.pl names plus the people in each mail's
-# trailers, "base-commit: BASE" in the cover letter, each changelog below
-# "---" as in PATCHDIR. Then git am's the received patches in a worktree
-# BUILD_DIR/linux-sendtest detached at BASE, and checks that the tree and
-# the commit messages equal BUILD_DIR/linux-patched's (the worktree is
-# removed afterwards). Uses
+# (SEND=1, SMTP_SERVER/SMTP_PORT, FROM="A Developer <dev@example.org>"
+# beside another identity in git config, a --to= and a --cc= for every
+# mail, no SMTP settings), and checks what arrived: one mail per patch and
+# the cover letter, subjects "[PATCH vN m/n]", every patch a reply to the
+# cover letter; each mail From: the sender, each patch signed off by the
+# sender last and naming the placeholder (WB_PLACEHOLDER) nowhere; each
+# patch to what get_maintainer.pl names for that patch alone (To: its
+# maintainers and reviewers), the people of its trailers and the extra
+# --to/--cc, the cover letter to all of these; "base-commit: BASE" in the
+# cover letter, each changelog below "---" as in PATCHDIR. Then git am's
+# the received patches in a worktree BUILD_DIR/linux-sendtest detached at
+# BASE, and checks that the tree equals BUILD_DIR/linux-patched's, and the
+# commits' messages too but for the placeholder's sign-off, now the
+# sender's, whom they have as author (the worktree is removed
+# afterwards). Before that, send-series.sh must refuse to send without an
+# identity (no FROM=, no git config) and as the placeholder, naming FROM=.
+# Uses
 # PATCHDIR/0000-cover-letter.patch, or a generated one if there is none.
 # The server is stopped in all cases. Prints "ok"/"not ok" lines and
 # "N passed, N failed"; exits 1 on any failure.
@@ -32,11 +40,26 @@ check() { # description, command...: ok if the command succeeds
 finish() { echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; }
 rm -rf "$work" && mkdir -p "$work"
 
-# The user's git config: an identity, no SMTP settings.
+# The user's git config: an identity, no SMTP settings; FROM= wins.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$work/gitconfig
 git config --global user.name "Send Test"
 git config --global user.email send-test@localhost
-sender=send-test@localhost
+export FROM="A Developer <dev@example.org>"
+sender=dev@example.org
+extra=(--to=to-extra@example.net "--cc=Extra Reader <cc-extra@example.net>")
+
+# No sender, or the placeholder: send-series.sh must stop, naming FROM=.
+refuses() { # environment...: send-series.sh fails with a message naming FROM=
+	local out
+	if out=$(cd / && env "$@" "$here/send-series.sh" "$build" "$base" "$dir" 2>&1); then
+		echo "send-series.sh did not refuse:"; printf '%s\n' "$out" | tail -n 3; return 1
+	fi
+	grep -F 'FROM=' <<<"$out" || { printf '%s\n' "$out"; return 1; }
+}
+check "without FROM= or a git identity, send-series.sh stops naming FROM=" \
+	refuses -u FROM HOME=/nonexistent GIT_CONFIG_GLOBAL=/dev/null
+check "with FROM= the project's placeholder, send-series.sh stops naming FROM=" \
+	refuses FROM="$WB_PLACEHOLDER"
 
 if [ ! -f "$dir/0000-cover-letter.patch" ]; then
 	git -C "$patched" format-patch -q --cover-letter -v"${V:-3}" --base="$base" -o "$work/cover" "$base..HEAD"
@@ -64,7 +87,7 @@ if [ $up = 0 ]; then
 fi
 echo "# SMTP server (aiosmtpd, pid $smtpd) on 127.0.0.1:$port"
 
-if SEND=1 SMTP_SERVER=127.0.0.1 SMTP_PORT=$port "$here/send-series.sh" "$build" "$base" "$dir" >"$work/send.log" 2>&1; then
+if SEND=1 SMTP_SERVER=127.0.0.1 SMTP_PORT=$port "$here/send-series.sh" "$build" "$base" "$dir" "${extra[@]}" >"$work/send.log" 2>&1; then
 	ok "send-series.sh SEND=1 sent the series to 127.0.0.1:$port"
 else
 	not_ok "send-series.sh SEND=1 failed, log $work/send.log:"
@@ -73,10 +96,10 @@ else
 fi
 
 # What arrived: one line per mail (index, n, version, message id,
-# in-reply-to, references, envelope recipients), each body in body.INDEX,
-# the patches in order in patches.mbox.
+# in-reply-to, references, envelope recipients, To: addresses, From:,
+# subject), each body in body.INDEX, the patches in order in patches.mbox.
 python3 - "$work" >"$work/received.tsv" <<'EOF'
-import mailbox, re, sys
+import email.utils, mailbox, re, sys
 work = sys.argv[1]
 mails = []
 for msg in mailbox.Maildir(work + "/maildir", create=False):
@@ -93,9 +116,11 @@ for idx, m, msg, subject in mails:
     if idx > 0:
         out.add(msg)
     rcpt = ",".join(sorted(a.strip().lower() for a in str(msg["X-RcptTo"]).split(",")))
+    to = ",".join(sorted({a.lower() for _, a in email.utils.getaddresses(msg.get_all("To", []))}))
     print("\t".join([str(idx), m.group(3) if m else "-", m.group(1) if m else "-",
                      str(msg["Message-Id"]), str(msg["In-Reply-To"]),
-                     " ".join(str(msg["References"]).split()), rcpt, subject]))
+                     " ".join(str(msg["References"]).split()), rcpt, to,
+                     " ".join(str(msg["From"]).split()), subject]))
 out.close()
 EOF
 
@@ -107,7 +132,7 @@ subjects() {
 	local want_v bad=0 i=0
 	want_v=$(head -n 1 "$work/received.tsv" | cut -f3)
 	[ -z "${V:-}" ] || [ "$want_v" = "$V" ] || { echo "version v$want_v, V=$V"; bad=1; }
-	while IFS=$'\t' read -r idx total ver _ _ _ _ subject; do
+	while IFS=$'\t' read -r idx total ver _ _ _ _ _ _ subject; do
 		if [ "$idx" != "$i" ] || [ "$total" != "$n" ] || [ "$ver" != "$want_v" ]; then
 			echo "mail $i: subject '$subject' is not [PATCH v$want_v $i/$n]"; bad=1
 		fi
@@ -121,7 +146,7 @@ threading() {
 	local cover_id bad=0
 	cover_id=$(awk -F'\t' '$1 == 0 { print $4 }' "$work/received.tsv")
 	if [ -z "$cover_id" ] || [ "$cover_id" = None ]; then echo "the cover letter has no Message-Id"; return 1; fi
-	while IFS=$'\t' read -r idx _ _ _ irt refs _ subject; do
+	while IFS=$'\t' read -r idx _ _ _ irt refs _ _ _ subject; do
 		[ "$idx" -gt 0 ] || continue
 		[ "$irt" = "$cover_id" ] || { echo "$subject: In-Reply-To $irt, not the cover letter's $cover_id"; bad=1; }
 		[[ " $refs " == *" $cover_id "* ]] || { echo "$subject: References '$refs' lack $cover_id"; bad=1; }
@@ -130,28 +155,51 @@ threading() {
 }
 check "every patch is In-Reply-To and References the cover letter" threading
 
-# Expected envelope recipients of a mail: get_maintainer.pl's for the
-# series, plus the From: and trailer addresses of the mail, less the sender.
-addresses() { grep -oE '[^<> ,]+@[^<> ,]+' | tr '[:upper:]' '[:lower:]' | sort -u; }
+# The sender: From: of every mail; in every patch the last sign-off,
+# and the placeholder named nowhere in a mail.
+sender_signs() {
+	local bad=0
+	while IFS=$'\t' read -r idx _ _ _ _ _ _ _ from subject; do
+		[ "$from" = "$FROM" ] || { echo "$subject: From: $from, not $FROM"; bad=1; }
+		if [ "$idx" -gt 0 ] && [ "$(sed -n '/^---$/q; s/^Signed-off-by: //p' "$work/body.$idx" | tail -n 1)" != "$FROM" ]; then
+			echo "$subject: the last Signed-off-by is not $FROM"; bad=1
+		fi
+	done <"$work/received.tsv"
+	if grep -rliF "${WB_PLACEHOLDER##* }" "$work/maildir"; then echo "mails above name $WB_PLACEHOLDER"; bad=1; fi
+	return $bad
+}
+check "every mail is From: $FROM, every patch signed off by the sender, no placeholder" sender_signs
+
+# Recipients of each patch: To: get_maintainer.pl's maintainers and
+# reviewers of that patch and the extra --to; the envelope: all it names
+# for the patch, the people of the patch's trailers but the sender and
+# the placeholder, the extra --to/--cc. The cover letter: all of them.
+addresses() { grep -oE '[^<> ,=]+@[^<> ,]+' | tr '[:upper:]' '[:lower:]' | sort -u; }
+gm() { (cd "$patched" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback --nokeywords "$@"); }
+want_to=() want_all=()
+for p in "${wb_patches[@]}"; do
+	want_to+=("$( { gm --nol "$dir/$p"; echo "${extra[0]}"; } | addresses)")
+	want_all+=("$( { gm "$dir/$p"; printf '%s\n' "${extra[@]}"
+		sed -n '/^---$/q; /^[A-Za-z-]*-by: \|^Cc: /p' "$dir/$p"; } |
+		addresses | grep -vxiF -e "$sender" -e "$(addresses <<<"$WB_PLACEHOLDER")")")
+done
+want_to=("$(printf '%s\n' "${want_to[@]}" | sort -u)" "${want_to[@]}")
+want_all=("$(printf '%s\n' "${want_all[@]}" | sort -u)" "${want_all[@]}")
 recipients() {
-	local gm bad=0 i=0 src want
-	gm=$(cd "$patched" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback --nokeywords \
-		"${wb_patches[@]/#/$dir/}" | addresses)
-	while IFS=$'\t' read -r idx _ _ _ _ _ rcpt subject; do
-		src=${COVER:-$dir/0000-cover-letter.patch}
-		[ "$idx" -eq 0 ] || src=$dir/${wb_patches[idx - 1]}
-		want=$( { echo "$gm"
-			sed -n '/^From: /,/^[^ ]/p; /^---$/q; /^[A-Za-z-]*-by: \|^Cc: /p' "$src" | addresses; } |
-			grep -vxF "$sender" | sort -u)
-		if [ "$want" != "$(tr ',' '\n' <<<"$rcpt")" ]; then
-			echo "$subject:"; diff <(echo "$want") <(tr ',' '\n' <<<"$rcpt") | sed 's/^/  want< >got /' || true
+	local bad=0
+	while IFS=$'\t' read -r idx _ _ _ _ _ rcpt to _ subject; do
+		if [ "${want_all[idx]}" != "$(tr ',' '\n' <<<"$rcpt")" ]; then
+			echo "$subject: recipients"; diff <(echo "${want_all[idx]}") <(tr ',' '\n' <<<"$rcpt") | sed 's/^/  want< >got /' || true
 			bad=1
 		fi
-		i=$((i + 1))
+		if [ "${want_to[idx]}" != "$(tr ',' '\n' <<<"$to")" ]; then
+			echo "$subject: To:"; diff <(echo "${want_to[idx]}") <(tr ',' '\n' <<<"$to") | sed 's/^/  want< >got /' || true
+			bad=1
+		fi
 	done <"$work/received.tsv"
 	return $bad
 }
-check "recipients: get_maintainer.pl's list plus each mail's From: and trailers" recipients
+check "recipients: each patch's get_maintainer.pl list (To: maintainers), trailers and extras; the cover letter all" recipients
 
 check "the cover letter says base-commit: $(git -C "$patched" rev-parse "$base")" \
 	grep -qx "base-commit: $(git -C "$patched" rev-parse "$base")" "$work/body.0"
@@ -174,6 +222,12 @@ check "git am of the received mbox applies on base" git -C "$tree" am -q "$work/
 check "tree after git am = linux-patched HEAD^{tree} $(git -C "$patched" rev-parse --short 'HEAD^{tree}')" \
 	test "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')"
 messages() { git -C "$1" log --reverse --format='%an <%ae>%n%B' "$base..HEAD"; }
-check "authors and commit messages after git am = linux-patched's" \
-	diff <(messages "$patched") <(messages "$tree")
+# linux-patched's, as the sender sends them: the sender author and
+# signing off instead of the placeholder.
+as_sent() {
+	messages "$patched" | awk -v p="$WB_PLACEHOLDER" -v f="$FROM" '
+		$0 == p { $0 = f } $0 == "Signed-off-by: " p { $0 = "Signed-off-by: " f } { print }'
+}
+check "after git am, commit messages = linux-patched's, author and sign-off the sender's" \
+	diff <(as_sent) <(messages "$tree")
 finish
