@@ -324,7 +324,7 @@ static void pressure_worker(int hog, double deadline, struct wstat *st)
 
 	while (now_sec() < deadline) {
 		if (!hog) {
-			ret = sysfs_write("/proc/sys/vm/drop_caches", "3");
+			ret = blk_sysfs_write("/proc/sys/vm/drop_caches", "3");
 			if (ret)
 				wfail(st, "drop_caches: %s", strerror(-ret));
 			st->zeroouts++;
@@ -407,7 +407,7 @@ static int inflight_zero(const struct blkdev *dev, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/inflight", dev->name);
 	for (i = 0; i < 100; i++) {
-		if (sysfs_read(path, buf, len))
+		if (blk_sysfs_read(path, buf, len))
 			return 0;
 		if (sscanf(buf, "%llu %llu", &r, &w) == 2 && !r && !w)
 			return 1;

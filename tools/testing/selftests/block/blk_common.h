@@ -39,46 +39,12 @@ struct blkdev {
 	unsigned int max_hw_sectors_kb;
 };
 
-static inline int sysfs_read(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
-}
-
-static inline int sysfs_write(const char *path, const char *val)
-{
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
 static inline int sysfs_read_ull(const char *path, unsigned long long *val)
 {
 	char buf[64];
 	int ret;
 
-	ret = sysfs_read(path, buf, sizeof(buf));
+	ret = blk_sysfs_read(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	errno = 0;
@@ -91,7 +57,7 @@ static inline int sysfs_write_ull(const char *path, unsigned long long val)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%llu", val);
-	return sysfs_write(path, buf);
+	return blk_sysfs_write(path, buf);
 }
 
 /* One counter of /proc/vmstat, or -1 if the kernel has no such counter. */
@@ -149,7 +115,7 @@ static inline int blk_probe(const char *name, struct blkdev *dev)
 	snprintf(dev->path, sizeof(dev->path), "/dev/%s", name);
 
 	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
-	if (sysfs_read(path, buf, sizeof(buf)) ||
+	if (blk_sysfs_read(path, buf, sizeof(buf)) ||
 	    sscanf(buf, "%u:%u", &dev->major, &dev->minor) != 2)
 		return -ENODEV;
 	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
@@ -241,7 +207,7 @@ static inline int trace_write(const char *file, const char *val)
 	char path[320];
 
 	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	return sysfs_write(path, val);
+	return blk_sysfs_write(path, val);
 }
 
 static inline int trace_available(void)
@@ -274,7 +240,7 @@ static inline int trace_start(struct dev_trace *t, const struct blkdev *dev,
 
 	memset(t, 0, sizeof(*t));
 	t->dev = dev;
-	sysfs_read(TRACEFS "/buffer_size_kb", t->saved_buffer_kb,
+	blk_sysfs_read(TRACEFS "/buffer_size_kb", t->saved_buffer_kb,
 		   sizeof(t->saved_buffer_kb));
 	trace_write("tracing_on", "0");
 	trace_write("events/enable", "0");

@@ -35,7 +35,6 @@
 #define BUF_LEN		(64 * MiB)
 #define BUF_PAGES	(BUF_LEN / PAGE)
 #define MADE_MB		192		/* null_blk made here: memory-backed */
-#define POOL_PAGES	(BUF_PAGES + BUF_PAGES / 4 + 2048)
 #define RUN_MAX		40
 #define BIO_MAX_VECS	256
 #define NR_SEGS		1024	/* at most, for preadv / pwritev (IOV_MAX) */
@@ -71,162 +70,35 @@ static void on_signal(int sig)
 	exit(128 + sig);
 }
 
-struct pool_page {
-	unsigned long long pfn;
-	unsigned long idx;
-};
-
-static int cmp_pfn(const void *a, const void *b)
-{
-	const struct pool_page *x = a, *y = b;
-
-	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
-}
-
-/* Count runs of physically contiguous pages in buf, and their lengths. */
-static void layout_scan(const unsigned long long *pfn)
-{
-	unsigned long i, len = 1;
-
-	nr_runs = 0;
-	run_min = ~0U;
-	run_max = 0;
-	for (i = 1; i <= BUF_PAGES; i++) {
-		if (i < BUF_PAGES && pfn[i] == pfn[i - 1] + 1) {
-			len++;
-			continue;
-		}
-		nr_runs++;
-		if (len < run_min)
-			run_min = len;
-		if (len > run_max)
-			run_max = len;
-		len = 1;
-	}
-}
-
 /*
- * Fault a pool of small pages, sort them by PFN into stretches of physically
- * contiguous pages, and move them into buf as runs of pseudo-random length
- * (fixed seed). A run comes from the first stretch with room for it, else
- * from the stretch with the most pages left (a fragmented pool gives
- * shorter runs). One page is left out after each run taken from a stretch,
- * so that no run continues the previous one physically.
+ * The irregular buffer: runs of 1 to RUN_MAX physically contiguous pages
+ * of pseudo-random length (fixed seed), no run continuing the previous
+ * one physically (blk_buf_runs()).
  */
-struct stretch {
-	unsigned long first;	/* index in the sorted pool */
-	unsigned long len;
-	unsigned long used;
-};
-
 static int build_buffer(char *msg, size_t len)
 {
-	unsigned long long seed = 0x5eed2023ULL;
-	unsigned long i, j, nr_st = 0, cursor = 0, planned = 0;
-	struct stretch *st;
-	struct pool_page *pp;
-	unsigned long long *pfn;
-	char *pool;
+	static struct blk_buf b;
+	struct blk_layout l;
 	int ret;
 
-	pool = mmap(NULL, POOL_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	pfn = calloc(POOL_PAGES, sizeof(*pfn));
-	pp = calloc(POOL_PAGES, sizeof(*pp));
-	st = calloc(POOL_PAGES, sizeof(*st));
-	if (pool == MAP_FAILED || buf == MAP_FAILED || !pfn || !pp || !st) {
-		snprintf(msg, len, "out of memory");
-		return -ENOMEM;
-	}
-	madvise(pool, POOL_PAGES * PAGE, MADV_NOHUGEPAGE);
-	madvise(buf, BUF_LEN, MADV_NOHUGEPAGE);
-	for (i = 0; i < POOL_PAGES; i++)
-		pool[i * PAGE] = 1;
-	ret = blk_pfns(pool, POOL_PAGES, pfn);
-	if (ret) {
-		snprintf(msg, len, "cannot read PFNs from /proc/self/pagemap: %s",
-			 strerror(-ret));
+	ret = blk_buf_runs(&b, BUF_PAGES, 1, RUN_MAX, 0x5eed2023ULL, msg,
+			   len);
+	if (ret)
 		return ret;
-	}
-	for (i = 0; i < POOL_PAGES; i++) {
-		pp[i].pfn = pfn[i];
-		pp[i].idx = i;
-	}
-	qsort(pp, POOL_PAGES, sizeof(*pp), cmp_pfn);
-	for (i = 0; i < POOL_PAGES; i++) {
-		if (i && pp[i].pfn == pp[i - 1].pfn + 1) {
-			st[nr_st - 1].len++;
-			continue;
-		}
-		st[nr_st].first = i;
-		st[nr_st].len = 1;
-		nr_st++;
-	}
-
-	for (j = 0; j < BUF_PAGES; ) {
-		unsigned long want = 1 + blk_rand(&seed) % RUN_MAX;
-		unsigned long k, s, best = nr_st, left, best_left = 0;
-
-		if (want > BUF_PAGES - j)
-			want = BUF_PAGES - j;
-		for (k = 0; k < nr_st; k++) {
-			s = (cursor + k) % nr_st;
-			left = st[s].used < st[s].len ?
-			       st[s].len - st[s].used : 0;
-			if (left >= want) {
-				best = s;
-				break;
-			}
-			if (left > best_left) {
-				best = s;
-				best_left = left;
-			}
-		}
-		if (best == nr_st) {
-			snprintf(msg, len, "pool exhausted after %lu pages", j);
-			return -ENOMEM;
-		}
-		s = best;
-		cursor = s;
-		left = st[s].len - st[s].used;
-		if (want > left)
-			want = left;
-		for (k = 0; k < want; k++) {
-			unsigned long idx = pp[st[s].first + st[s].used + k].idx;
-			void *dst = buf + (j + k) * PAGE;
-
-			if (mremap(pool + idx * PAGE, PAGE, PAGE,
-				   MREMAP_MAYMOVE | MREMAP_FIXED,
-				   dst) == MAP_FAILED) {
-				snprintf(msg, len, "mremap: %s",
-					 strerror(errno));
-				return -errno;
-			}
-		}
-		st[s].used += want + 1;	/* not adjacent to the next run */
-		j += want;
-		planned++;
-	}
-	munmap(pool, POOL_PAGES * PAGE);
-	free(pp);
-	free(st);
-
-	ret = blk_pfns(buf, BUF_PAGES, pfn);
+	buf = b.addr;
+	ret = blk_layout_scan(buf, BUF_PAGES, &l);
 	if (ret) {
 		snprintf(msg, len, "pagemap of the buffer: %s", strerror(-ret));
 		return ret;
 	}
-	layout_scan(pfn);
-	free(pfn);
+	nr_runs = l.runs;
+	run_min = l.run_min;
+	run_max = l.run_max;
 	/* Each run is one bvec, a bio holds BIO_MAX_VECS of them. */
-	layout_bios = (nr_runs + BIO_MAX_VECS - 1) / BIO_MAX_VECS;
-	snprintf(msg, len, "%lu pages in %u physically contiguous runs of %u..%u pages (planned %lu runs of 1..%d), %lu bios at %d bvecs per bio",
-		 (unsigned long)BUF_PAGES, nr_runs, run_min, run_max, planned,
-		 RUN_MAX, layout_bios, BIO_MAX_VECS);
-	if (nr_runs != planned || run_max > RUN_MAX)
-		return -EINVAL;
+	layout_bios = l.bios;
+	snprintf(msg, len, "%lu pages in %u physically contiguous runs of %u..%u pages, %lu bios at %d bvecs per bio",
+		 (unsigned long)BUF_PAGES, nr_runs, run_min, run_max,
+		 layout_bios, BIO_MAX_VECS);
 	return 0;
 }
 

@@ -71,11 +71,14 @@
 #define RWF_ATOMIC		0x00000040
 #endif
 
+/* A device made for one test: a null_blk or a scsi_debug disk. */
 struct dev_ctx {
 	struct blk_nullb nb;
+	struct blk_sdebug sd;
 	struct blk_saved max_kb;
 	struct blk_trace tr;
-	char label[48];		/* "nullb_4k max32k" */
+	char label[48];		/* "nullb_4k max32k", "sdebug_512e max1280k" */
+	unsigned int limit_kb;	/* max_sectors_kb in force */
 	int fd;
 	int have_trace;
 	int memory_backed;
@@ -94,6 +97,7 @@ static void dev_cleanup(struct dev_ctx *d, int fd_owner)
 	blk_saved_restore(&d->max_kb);
 	blk_trace_destroy(&d->tr);
 	blk_nullb_destroy(&d->nb);
+	blk_sdebug_destroy(&d->sd);
 }
 
 /*
@@ -875,31 +879,12 @@ TEST_F_TIMEOUT(dio_bios, read64m_runs1to3, 300)
 
 /* scsi_debug: 512e and atomic writes ------------------------------------ */
 
-struct sd_ctx {
-	struct blk_sdebug sd;
-	struct blk_saved max_kb;
-	struct blk_trace tr;
-	char label[48];		/* "sdebug_512e max1280k" */
-	unsigned int limit_kb;
-	int fd;
-};
-
-static void sd_cleanup(struct sd_ctx *d, int fd_owner)
-{
-	if (fd_owner && d->fd >= 0)
-		close(d->fd);
-	d->fd = -1;
-	blk_saved_restore(&d->max_kb);
-	blk_trace_destroy(&d->tr);
-	blk_sdebug_destroy(&d->sd);
-}
-
 /*
  * A scsi_debug disk with 512-byte logical and 4096-byte physical blocks
  * and atomic writes, at max_sectors_kb @limit_kb (0: the kernel's default,
  * 1280 KiB on 6.12), opened with O_DIRECT, with a trace instance.
  */
-static int sd_setup(struct sd_ctx *d, unsigned int limit_kb, char *msg,
+static int sd_setup(struct dev_ctx *d, unsigned int limit_kb, char *msg,
 		    size_t msglen)
 {
 	unsigned long long v;
@@ -944,7 +929,7 @@ static int sd_setup(struct sd_ctx *d, unsigned int limit_kb, char *msg,
 		goto fail;
 	return 0;
 fail:
-	sd_cleanup(d, 1);
+	dev_cleanup(d, 1);
 	return ret;
 }
 
@@ -971,7 +956,7 @@ static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
 }
 
 FIXTURE(dio_sdebug) {
-	struct sd_ctx d;
+	struct dev_ctx d;
 	struct blk_buf buf;
 	char *plain;		/* IO_MAX, page aligned: reading back */
 };
@@ -1016,7 +1001,7 @@ FIXTURE_SETUP(dio_sdebug)
 
 FIXTURE_TEARDOWN_PARENT(dio_sdebug)
 {
-	sd_cleanup(&self->d, 0);
+	dev_cleanup(&self->d, 0);
 }
 
 /*
@@ -1026,7 +1011,7 @@ FIXTURE_TEARDOWN_PARENT(dio_sdebug)
  * needs more pieces), so that sum bounds the requests; every bio stays
  * a page multiple, and the bios stay within the 1/16 rule's bound.
  */
-static void run_512e(struct __test_metadata *_metadata, struct sd_ctx *d,
+static void run_512e(struct __test_metadata *_metadata, struct dev_ctx *d,
 		     struct blk_buf *buf, unsigned long long off,
 		     const char *kind)
 {
@@ -1102,7 +1087,7 @@ TEST_F_TIMEOUT(dio_sdebug, read64m_off0_runs1to3, 300)
  * whole or not at all: it returns its length, is one bio and one request
  * of that length whatever max_sectors_kb says, and reads back intact.
  */
-static void run_atomic(struct __test_metadata *_metadata, struct sd_ctx *d,
+static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 		       struct blk_buf *buf, char *plain, int aio)
 {
 	unsigned long long unit;

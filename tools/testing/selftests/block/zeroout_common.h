@@ -55,19 +55,19 @@ static inline int zr_fail_order9(const char *probability)
 	int ret;
 
 	if (!strcmp(probability, "0"))
-		return sysfs_write(ZR_FAIL_DIR "probability", "0");
+		return blk_sysfs_write(ZR_FAIL_DIR "probability", "0");
 	for (i = 0; i < ARRAY_SIZE(set); i++) {
 		snprintf(path, sizeof(path), ZR_FAIL_DIR "%s", set[i][0]);
-		ret = sysfs_write(path, set[i][1]);
+		ret = blk_sysfs_write(path, set[i][1]);
 		if (ret) {
 			ksft_print_msg("%s = %s: %s\n", path, set[i][1],
 				       strerror(-ret));
 			return ret;
 		}
 	}
-	ret = sysfs_write(ZR_FAIL_DIR "probability", probability);
+	ret = blk_sysfs_write(ZR_FAIL_DIR "probability", probability);
 	if (ret)
-		sysfs_write(ZR_FAIL_DIR "probability", "0");
+		blk_sysfs_write(ZR_FAIL_DIR "probability", "0");
 	return ret;
 }
 

@@ -59,7 +59,7 @@ static void knobs_save(void)
 	unsigned int i;
 
 	for (i = 0; i < NR_KNOBS; i++)
-		knobs[i].saved_ok = !sysfs_read(knobs[i].path, knobs[i].saved,
+		knobs[i].saved_ok = !blk_sysfs_read(knobs[i].path, knobs[i].saved,
 						sizeof(knobs[i].saved));
 }
 
@@ -72,7 +72,7 @@ static void knobs_restore(void)
 		const char *val = knobs[i].saved;
 		/* use_zero_page reads back "1", fail_page_alloc "Y"/"N": ok */
 		if (knobs[i].saved_ok)
-			sysfs_write(knobs[i].path, val);
+			blk_sysfs_write(knobs[i].path, val);
 	}
 }
 
@@ -177,7 +177,7 @@ static void test_use_zero_page_off(const struct blkdev *dev)
 	long bios;
 	int ret;
 
-	ret = sysfs_write(USE_ZERO_PAGE, "0");
+	ret = blk_sysfs_write(USE_ZERO_PAGE, "0");
 	if (ret) {
 		ksft_test_result_skip("use_zero_page=0: cannot write " USE_ZERO_PAGE ": %s\n",
 				      strerror(-ret));
@@ -191,7 +191,7 @@ static void test_use_zero_page_off(const struct blkdev *dev)
 	zr_report(desc, dev, ret, &res);
 	report_small("use_zero_page=0", dev, bios);
 
-	sysfs_write(USE_ZERO_PAGE, "1");
+	blk_sysfs_write(USE_ZERO_PAGE, "1");
 	ret = zeroout_traced(dev, &res, &bios);
 	report_huge("use_zero_page=1 again", dev, ret, &res, bios);
 }
