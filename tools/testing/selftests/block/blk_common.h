@@ -241,7 +241,7 @@ static inline int trace_start(struct dev_trace *t, const struct blkdev *dev,
 	memset(t, 0, sizeof(*t));
 	t->dev = dev;
 	blk_sysfs_read(TRACEFS "/buffer_size_kb", t->saved_buffer_kb,
-		   sizeof(t->saved_buffer_kb));
+		       sizeof(t->saved_buffer_kb));
 	trace_write("tracing_on", "0");
 	trace_write("events/enable", "0");
 	snprintf(buf, sizeof(buf), "%u", buffer_kb);
