@@ -212,7 +212,7 @@ send: apply
 
 bench: kernels initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bench \
-		$(BENCH)/initramfs.cpio /usr/sbin/blkdiscard /usr/sbin/mke2fs /etc/mke2fs.conf
+		$(BENCH)/initramfs.cpio /usr/sbin/blkdiscard
 	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH) || rc=$$?; \
 		$(S)/bench-report.sh $(BENCH); exit $$rc
 

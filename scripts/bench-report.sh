@@ -21,7 +21,8 @@ rm -f "$out"/hist-*.png "$out"/hist-*.dat
 
 # One line per case and kernel, tab-separated, for the table and the plots:
 # case kernel n med min max cpu_med bios_min bios_max rqs_min rqs_max ideal hist
-# (hist: SIZE_SECTORS:REQUESTS_PER_GIB,...). results.json alongside.
+# pins_min pins_max (hist: SIZE_SECTORS:REQUESTS_PER_GIB,...; pins: pages
+# pinned per GiB). results.json alongside.
 summary=$out/summary.tsv
 awk -v json="$out/results.json" '
 function isort(a, n,   i, j, t) {
@@ -52,13 +53,14 @@ FNR == 1 {
 	per = 1073741824 / runbytes[kernel, round, c]
 	t = ++tcnt[id]
 	bios[id, t] = kv($0, "bios") * per; rqs[id, t] = kv($0, "rqs") * per
+	pins[id, t] = kv($0, "pins") * per
 	h = kv($0, "hist"); nh = split(h, hp, ","); hj = ""
 	for (i = 1; i <= nh; i++) {
 		split(hp[i], x, ":")
 		hist[id, x[1]] += x[2] * per; sizes[c, x[1]] = 1
 		hj = hj (i > 1 ? ", " : "") "\"" x[1] "\": " x[2]
 	}
-	runs[r] = runs[r] sprintf(", \"bios\": %s, \"requests\": %s, \"lost_events\": %s, \"request_sectors\": {%s}", kv($0, "bios"), kv($0, "rqs"), kv($0, "lost"), hj)
+	runs[r] = runs[r] sprintf(", \"bios\": %s, \"requests\": %s, \"lost_events\": %s, \"pages_pinned\": %s, \"request_sectors\": {%s}", kv($0, "bios"), kv($0, "rqs"), kv($0, "lost"), kv($0, "pins") + 0, hj)
 }
 END {
 	printf "{\n  \"zero_mib\": %s, \"fio_mib\": %s,\n  \"kernels\": {\"baseline\": \"%s\", \"patched\": \"%s\"},\n  \"runs\": [\n", zmib + 0, fmib + 0, info["baseline"], info["patched"] >json
@@ -74,11 +76,12 @@ END {
 		cmed = median(a, n)
 		t = tcnt[id]; delete a; for (i = 1; i <= t; i++) a[i] = bios[id, i]; isort(a, t); bmn = a[1]; bmx = a[t]
 		delete a; for (i = 1; i <= t; i++) a[i] = rqs[id, i]; isort(a, t); rmn = a[1]; rmx = a[t]
+		delete a; for (i = 1; i <= t; i++) a[i] = pins[id, i]; isort(a, t); pmn = a[1]; pmx = a[t]
 		hs = ""
 		for (key in sizes) { split(key, kk, SUBSEP); if (kk[1] != c) continue
 			hs = hs (hs == "" ? "" : ",") kk[2] ":" (t ? hist[id, kk[2]] / t : 0) }
-		printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\n", c, kernel, n, med, mn, mx, cmed, bmn, bmx, rmn, rmx, (c in ideal ? ideal[c] : "-"), hs
-		printf "%s    {\"case\": \"%s\", \"kernel\": \"%s\", \"runs\": %d, \"mib_s_median\": %.1f, \"mib_s_min\": %.1f, \"mib_s_max\": %.1f, \"cpu_s_per_gib_median\": %.3f, \"bios_per_gib\": [%.1f, %.1f], \"requests_per_gib\": [%.1f, %.1f]}", first ? "" : ",\n", c, kernel, n, med, mn, mx, cmed, bmn, bmx, rmn, rmx >json
+		printf "%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t%.1f\t%.1f\n", c, kernel, n, med, mn, mx, cmed, bmn, bmx, rmn, rmx, (c in ideal ? ideal[c] : "-"), hs, pmn, pmx
+		printf "%s    {\"case\": \"%s\", \"kernel\": \"%s\", \"runs\": %d, \"mib_s_median\": %.1f, \"mib_s_min\": %.1f, \"mib_s_max\": %.1f, \"cpu_s_per_gib_median\": %.3f, \"bios_per_gib\": [%.1f, %.1f], \"requests_per_gib\": [%.1f, %.1f], \"pages_pinned_per_gib\": [%.1f, %.1f]}", first ? "" : ",\n", c, kernel, n, med, mn, mx, cmed, bmn, bmx, rmn, rmx, pmn, pmx >json
 		first = 0
 	}
 	printf "\n  ]\n}\n" >json
@@ -96,8 +99,8 @@ table=$out/table.md
 	fi
 	echo "sizes: $(grep -ho 'zero_mib=[0-9]* fio_mib=[0-9]*' "${raw[@]}" | head -n 1). MiB/s: median [min-max] over the rounds; ratio: patched/baseline of the medians."
 	echo
-	echo "| case | baseline MiB/s | patched MiB/s | ratio | ranges | CPU s/GiB b / p | bios/GiB b / p | requests/GiB b / p (ideal) |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	echo "| case | baseline MiB/s | patched MiB/s | ratio | ranges | CPU s/GiB b / p | bios/GiB b / p | requests/GiB b / p (ideal) | pages pinned/GiB b / p |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	awk -F'\t' '
 	function span(lo, hi) { return lo == hi ? sprintf("%.0f", lo) : sprintf("%.0f-%.0f", lo, hi) }
 	$2 == "baseline" { b[$1] = $0; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
@@ -110,7 +113,7 @@ table=$out/table.md
 			ps = p[c] == "" ? "-" : sprintf("%.0f [%.0f-%.0f] (n=%d)", y[4], y[5], y[6], y[3])
 			ratio = (b[c] != "" && p[c] != "" && x[4] > 0) ? sprintf("%.2f", y[4] / x[4]) : "-"
 			ov = (b[c] != "" && p[c] != "") ? ((x[5] <= y[6] && y[5] <= x[6]) ? "overlap" : "apart") : "-"
-			printf "| %s | %s | %s | %s | %s | %.2f / %.2f | %s / %s | %s / %s (%s) |\n", c, bs, ps, ratio, ov, x[7], y[7], span(x[8], x[9]), span(y[8], y[9]), span(x[10], x[11]), span(y[10], y[11]), x[12] != "" ? x[12] : y[12]
+			printf "| %s | %s | %s | %s | %s | %.2f / %.2f | %s / %s | %s / %s (%s) | %s / %s |\n", c, bs, ps, ratio, ov, x[7], y[7], span(x[8], x[9]), span(y[8], y[9]), span(x[10], x[11]), span(y[10], y[11]), x[12] != "" ? x[12] : y[12], span(x[14], x[15]), span(y[14], y[15])
 		}
 	}' "$summary"
 } >"$table"

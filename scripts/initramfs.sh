@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: scripts/initramfs.sh KSELFTEST_DIR OUT.cpio
 # Packs the guest userland into an uncompressed initramfs: busybox-static,
-# guest/init, fio and the host programs the tests use with their shared
+# guest/init, fio, mke2fs and the host programs the tests use with their shared
 # libraries (as ldd lists them), and the installed kselftests
 # (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
 set -euo pipefail
@@ -20,12 +20,15 @@ for applet in $("$root/bin/busybox" --list); do
 done
 install -m 755 "$here/guest/init" "$root/init"
 
-progs=(fio)
+# mke2fs (and its configuration): dio_io's ext4 cases and make bench.
+progs=(fio mke2fs)
 for p in "${progs[@]}"; do
-	path=$(command -v "$p") || { echo "initramfs: $p not installed" >&2; exit 1; }
+	path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$p") ||
+		{ echo "initramfs: $p not installed" >&2; exit 1; }
 	rm -f "$root/bin/$p"
 	wb_install "$root" "$path"
 done
+wb_install "$root" /etc/mke2fs.conf
 # Libraries the kselftests link against, so they need no static libc.
 while read -r elf; do
 	wb_install_libs "$root" "$elf"

@@ -6,7 +6,10 @@
 # with the block_bio_queue and block_rq_issue tracepoints on for that
 # device only, and prints one line per run:
 #   BENCH case=C kind=zero|mkfs|fio|dio dev=D bytes=N secs=S wall=W cpu=C
-#   TRACE case=C bios=N rqs=N hist=SECTORS:COUNT,... lost=N
+#   TRACE case=C bios=N rqs=N hist=SECTORS:COUNT,... lost=N pins=N
+# pins: pages pinned (FOLL_PIN, nr_foll_pin_acquired of /proc/vmstat)
+# during the traced run: a page given back by a trimmed bio is pinned
+# again for the next bio, so patched minus baseline counts those pages.
 # dio: 64 MiB O_DIRECT I/Os from the kselftest's irregular buffer
 # (/bench/dio_irregular). secs: the I/O itself: fio's or dio_irregular's
 # runtime, or the time between trace markers around blkdiscard -z or
@@ -50,7 +53,9 @@ trace_on() { # dev
 	echo 1 >$T/tracing_on
 }
 
-trace_off() { # case
+pins() { awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat; }
+
+trace_off() { # case pins
 	echo 0 >$T/tracing_on
 	for e in block_bio_queue block_rq_issue; do
 		echo 0 >$T/events/block/$e/enable
@@ -59,7 +64,7 @@ trace_off() { # case
 	lost=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
 	# "... block_rq_issue: 259,0 R 131072 () 0 + 256 ..." and
 	# "... block_bio_queue: 259,0 R 0 + 256 [comm]": the field after "+".
-	awk -v c="$1" -v lost="$lost" '
+	awk -v c="$1" -v lost="$lost" -v pins="$2" '
 	/block_bio_queue:|block_rq_issue:/ {
 		for (i = 1; i < NF; i++) if ($i == "+") break
 		n = $(i + 1) + 0
@@ -70,7 +75,7 @@ trace_off() { # case
 	END {
 		s = ""
 		for (k in h) s = s (s == "" ? "" : ",") k ":" h[k]
-		printf "TRACE case=%s bios=%d rqs=%d hist=%s lost=%d\n", c, bios, rqs, s, lost
+		printf "TRACE case=%s bios=%d rqs=%d hist=%s lost=%d pins=%d\n", c, bios, rqs, s, lost, pins
 	}' $T/trace
 	: >$T/trace
 }
@@ -125,7 +130,7 @@ run_case() {
 		: >$T/trace
 		echo 1 >$T/tracing_on
 	fi
-	w0=$(uptime_cs) c0=$(busy_jiffies)
+	w0=$(uptime_cs) c0=$(busy_jiffies) p0=$(pins)
 	if [ $kind = dio ]; then
 		op='read'
 		case $c in irrwrite*) op='write' ;; esac
@@ -164,7 +169,7 @@ run_case() {
 	c1=$(busy_jiffies)
 	[ $kind = zero ] || [ $kind = mkfs ] && cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / 100 }')
 	if [ "$traced" = 1 ]; then
-		trace_off "$c"
+		trace_off "$c" $(($(pins) - p0))
 		return 0
 	fi
 	echo 0 >$T/tracing_on

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * O_DIRECT transfers on null_blk devices the test creates itself.
+ * O_DIRECT transfers on null_blk and scsi_debug devices the test creates
+ * itself.
  *
  * dio_io: on the single-bio paths of block/fops.c (pread/pwrite,
- * preadv/pwritev and Linux AIO of at most 256 pages), every transfer
- * returns exactly the requested length, the data read back is the data
- * written, and the sync calls are really direct: the block trace of the
- * device shows one bio of the requested size, not a short direct bio
- * finished through the page cache. Lengths are logical-block steps
+ * preadv/pwritev, Linux AIO and io_uring of at most 256 pages), every
+ * transfer returns exactly the requested length, the data read back is
+ * the data written, and the calls are really direct: the block trace of
+ * the device shows one bio of the requested size (io_uring: or that bio
+ * twice, its REQ_NOWAIT try ended with -EAGAIN because it needs a split,
+ * then reissued), not a short direct bio finished through the page
+ * cache. Lengths are logical-block steps
  * around each max_sectors_kb limit, from buffers whose pages never merge
  * into one bvec, at buffer offsets 0, 512 and (4096-byte blocks) 4096.
  * Data is checked wherever null_blk can be memory-backed (not for 4096-byte
@@ -18,18 +21,24 @@
  * contiguous pages merged), on a THP-backed buffer and on a buffer of
  * runs of 1-3 pages, at max_sectors_kb 128, 1280, 2048 and 4096.
  *
+ * dio_fs: the same 64 MiB reads from a file on ext4 (iomap direct I/O)
+ * on a null_blk made here, at max_sectors_kb 128, 1280 and 4096: whole,
+ * data intact, every bio a page multiple, bios within the same bound
+ * plus one per extent boundary of the file.
+ *
  * dio_sdebug, on a scsi_debug disk with 512-byte logical and 4096-byte
  * physical blocks, at max_sectors_kb 32, 127, 128, the default and 4096:
  * 64 MiB reads starting one sector into a physical block (where the
  * split points are not page multiples of the bio) and at 0, every bio a
  * page multiple, no more requests than the uncut stream plus one per bio
  * of an unpatched kernel; and RWF_ATOMIC writes of
- * atomic_write_unit_max_bytes from pages that never merge, sync and
- * Linux AIO: whole, one bio and one request, data intact.
+ * atomic_write_unit_max_bytes from pages that never merge, sync, Linux
+ * AIO and io_uring: whole, one bio and one request, data intact.
  *
- * Needs root (configfs, sysfs, PFNs from /proc/self/pagemap), null_blk,
- * configfs and scsi_debug (loaded here with physblk_exp=3 atomic_wr=1 if
- * it is not loaded; skipped if it is loaded otherwise); a private tracefs
+ * Needs root (configfs, sysfs, PFNs from /proc/self/pagemap, mount),
+ * null_blk, configfs, ext4 and mke2fs (dio_fs; skipped without), and
+ * scsi_debug (loaded here with physblk_exp=3 atomic_wr=1 if it is not
+ * loaded; skipped if it is loaded otherwise); a private tracefs
  * instance for the bio counts. No device but the null_blk and scsi_debug
  * devices created here is touched; each test removes its device and
  * trace instance in the fixture teardown, which the harness
@@ -47,8 +56,12 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <linux/aio_abi.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <linux/io_uring.h>
+#include <linux/mount.h>
 
 #include "../kselftest_harness.h"
 #include "blk_lib.h"
@@ -117,6 +130,7 @@ static int dev_setup(struct dev_ctx *d, unsigned int lbs,
 
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
+	d->limit_kb = limit_kb;
 	d->memory_backed = memory_backed;
 	snprintf(d->label, sizeof(d->label), "nullb_%s max%uk",
 		 lbs == 512 ? "512" : "4k", limit_kb);
@@ -466,6 +480,74 @@ static long io_aio(int fd, int write, const struct iovec *iov, off_t off,
 	return ret;
 }
 
+/*
+ * One read or write of @iov through io_uring (raw system calls, one
+ * submission, waited for): its result, or -errno if the ring cannot be
+ * set up or entered.
+ */
+static long io_uring_rw(int fd, int write, const struct iovec *iov,
+			off_t off, int rw_flags)
+{
+	struct io_uring_params p;
+	struct io_uring_sqe *sqe = MAP_FAILED;
+	struct io_uring_cqe *cqe;
+	size_t sq_len, cq_len;
+	unsigned int *tail, head;
+	char *sq = MAP_FAILED, *cq = MAP_FAILED;
+	long ret;
+	int ring;
+
+	memset(&p, 0, sizeof(p));
+	ring = syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
+		return -errno;
+	sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	cq_len = p.cq_off.cqes + p.cq_entries * sizeof(*cqe);
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, p.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = write ? IORING_OP_WRITE : IORING_OP_READ;
+	sqe->fd = fd;
+	sqe->addr = (unsigned long)iov->iov_base;
+	sqe->len = iov->iov_len;
+	sqe->off = off;
+	sqe->rw_flags = rw_flags;
+	tail = (unsigned int *)(sq + p.sq_off.tail);
+	((unsigned int *)(sq + p.sq_off.array))[*tail & (p.sq_entries - 1)] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	ret = syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
+		      NULL, 0);
+	if (ret < 0) {
+		ret = -errno;
+		goto out;
+	}
+	head = *(unsigned int *)(cq + p.cq_off.head);
+	if (head == __atomic_load_n((unsigned int *)(cq + p.cq_off.tail),
+				    __ATOMIC_ACQUIRE)) {
+		ret = -EIO;
+		goto out;
+	}
+	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	ret = cqe[head & *(unsigned int *)(cq + p.cq_off.ring_mask)].res;
+out:
+	if (sqe != MAP_FAILED)
+		munmap(sqe, p.sq_entries * sizeof(*sqe));
+	if (cq != MAP_FAILED)
+		munmap(cq, cq_len);
+	if (sq != MAP_FAILED)
+		munmap(sq, sq_len);
+	close(ring);
+	return ret;
+}
+
 /* Fill [IO_DEV_OFF, + 2 * IO_MAX) with the read pattern, page cache-free. */
 static int io_prefill(struct dev_ctx *d, char *tmp)
 {
@@ -504,11 +586,21 @@ static long long io_check(const struct iovec *iov, int nr, unsigned int seed)
 	return -1;
 }
 
-/* Linux AIO is optional (CONFIG_AIO). */
-static int aio_probe(void)
+/* Linux AIO and io_uring are optional (CONFIG_AIO, CONFIG_IO_URING). */
+static int async_probe(int uring)
 {
+	struct io_uring_params p;
 	aio_context_t ctx = 0;
+	int ring;
 
+	if (uring) {
+		memset(&p, 0, sizeof(p));
+		ring = syscall(__NR_io_uring_setup, 1, &p);
+		if (ring < 0)
+			return -errno;
+		close(ring);
+		return 0;
+	}
 	if (syscall(__NR_io_setup, 1, &ctx))
 		return -errno;
 	syscall(__NR_io_destroy, ctx);
@@ -516,16 +608,18 @@ static int aio_probe(void)
 }
 
 /*
- * One test: for each length, @op ("pread", "pwritev", "aio_write", ...)
- * of that many bytes at buffer offset @off, device offset IO_DEV_OFF.
+ * One test: for each length, @op ("pread", "pwritev", "aio_write",
+ * "uring_read", ...) of that many bytes at buffer offset @off, device
+ * offset IO_DEV_OFF.
  */
 static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 		   struct blk_buf *buf, char *plain, size_t lbs,
 		   unsigned int limit_kb, const char *op, unsigned int off)
 {
 	int write = !strcmp(op, "pwrite") || !strcmp(op, "pwritev") ||
-		    !strcmp(op, "aio_write");
+		    !strcmp(op, "aio_write") || !strcmp(op, "uring_write");
 	int vec = !strcmp(op, "preadv") || !strcmp(op, "pwritev");
+	int uring = !strncmp(op, "uring", 5);
 	int aio = !strncmp(op, "aio", 3);
 	size_t lens[IO_MAX_LENS], cap;
 	unsigned int failed = 0;
@@ -553,11 +647,14 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 	if (off & d->nb.dma_alignment)
 		SKIP(return, "buffer offset %u: %s has dma_alignment %u",
 		     off, d->nb.disk, d->nb.dma_alignment);
-	if (aio) {
-		ret = aio_probe();
+	if (aio || uring) {
+		ret = async_probe(uring);
 		if (ret)
-			SKIP(return, "io_setup: %s (no CONFIG_AIO?)",
-			     strerror(-ret));
+			SKIP(return, "%s: %s (no %s?)",
+			     uring ? "io_uring_setup" : "io_setup",
+			     strerror(-ret),
+			     uring ? "CONFIG_IO_URING, or io_uring_disabled" :
+			     "CONFIG_AIO");
 	}
 	if (!write && d->memory_backed)
 		ASSERT_EQ(0, io_prefill(d, plain))
@@ -596,11 +693,13 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 			ASSERT_EQ(0, blk_trace_clear(&d->tr));
 		if (aio)
 			ret = io_aio(d->fd, write, iov, IO_DEV_OFF, 0);
+		else if (uring)
+			ret = io_uring_rw(d->fd, write, iov, IO_DEV_OFF, 0);
 		else if (write)
 			ret = pwritev(d->fd, iov, nr, IO_DEV_OFF);
 		else
 			ret = preadv(d->fd, iov, nr, IO_DEV_OFF);
-		if (ret < 0 && !aio)
+		if (ret < 0 && !aio && !uring)
 			ret = -errno;
 		ok = ret == (long)len;
 		EXPECT_EQ((long)len, ret)
@@ -610,12 +709,21 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 			ASSERT_EQ(0, blk_trace_collect(&d->tr,
 						       write ? 'W' : 'R', &s))
 				TH_LOG("%s: trace lost events", what);
-			j = s.bios == 1 && s.bio_bytes == len && !s.other_dir;
+			/*
+			 * io_uring tries first with REQ_NOWAIT, and 6.12 ends
+			 * such a bio with -EAGAIN if it must be split; the
+			 * whole bio is then issued again from a worker.
+			 */
+			j = s.bios >= 1 && s.bios <= (uring ? 2 : 1) &&
+			    s.min_bio_sectors == len >> 9 &&
+			    s.max_bio_sectors == len >> 9 && !s.other_dir;
 			ok &= j;
 			EXPECT_TRUE(j)
-				TH_LOG("%s: %ld bios of %llu bytes, not 1 direct bio (%s)%s",
+				TH_LOG("%s: %ld bios of %llu bytes, not %s (%s)%s",
 				       what, s.bios, s.bio_bytes,
-				       s.bio_list, s.bios > 1 ?
+				       uring ? "1 direct bio of that length (2 if the REQ_NOWAIT try needed a split)" :
+				       "1 direct bio", s.bio_list,
+				       s.bios > 1 && s.min_bio_sectors < len >> 9 ?
 				       ": the page cache finished a short direct I/O" :
 				       "");
 		}
@@ -639,7 +747,9 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 		       d->label, op, off, list, failed, n);
 	ksft_print_msg("%s %s buffer+%u: pass iff each returns its length%s%s\n",
 		       d->label, op, off,
-		       d->have_trace ? ", is one direct bio" : " (not traced)",
+		       !d->have_trace ? " (not traced)" : uring ?
+		       ", is one direct bio of its length (or two: a REQ_NOWAIT try and its reissue)" :
+		       ", is one direct bio",
 		       d->memory_backed ? ", data intact" : " (data not checked)");
 }
 
@@ -749,6 +859,34 @@ TEST_F_TIMEOUT(dio_io, aio_write_off4096, 300)
 {
 	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
 	       variant->limit_kb, "aio_write", 4096);
+}
+
+/*
+ * io_uring reaches the same __blkdev_direct_IO_async() as Linux AIO, but
+ * first with IOCB_NOWAIT (REQ_NOWAIT) from the submitting task.
+ */
+TEST_F_TIMEOUT(dio_io, uring_read_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "uring_read", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, uring_read_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "uring_read", 512);
+}
+
+TEST_F_TIMEOUT(dio_io, uring_write_off0, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "uring_write", 0);
+}
+
+TEST_F_TIMEOUT(dio_io, uring_write_off512, 300)
+{
+	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
+	       variant->limit_kb, "uring_write", 512);
 }
 
 /* dio_bios --------------------------------------------------------------- */
@@ -877,6 +1015,273 @@ TEST_F_TIMEOUT(dio_bios, read64m_runs1to3, 300)
 	run_bios(_metadata, &self->d, &self->buf, "runs of 1-3 pages");
 }
 
+/*
+ * Requests blk-mq makes of @len bytes at byte @pos if nothing but its
+ * splitting cut them: max_sectors, ends on physical block boundaries
+ * counted from sector 0 (get_max_io_size()).
+ */
+static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
+				unsigned int max_kb, unsigned int pbs)
+{
+	unsigned long long s = pos >> 9, end = (pos + len) >> 9, e;
+	unsigned long long pbs_s = pbs >> 9;
+	unsigned long n = 0;
+
+	while (s < end) {
+		e = s + max_kb * 2ULL;
+		if (e / pbs_s * pbs_s > s)
+			e = e / pbs_s * pbs_s;
+		s = e < end ? e : end;
+		n++;
+	}
+	return n;
+}
+
+/* dio_fs: iomap ----------------------------------------------------------- */
+
+/*
+ * ext4 on a null_blk made here: its direct I/O goes through
+ * iomap_dio_bio_iter(), the other caller of the bio trimming. The file's
+ * extents (FIEMAP) add bio boundaries of their own.
+ */
+#define FS_DEV_MB		160
+#define FS_MAX_EXTENTS		32
+
+FIXTURE(dio_fs) {
+	struct dev_ctx d;
+	struct blk_buf buf;
+	char mnt[32];
+	int mounted;
+};
+
+FIXTURE_VARIANT(dio_fs) {
+	unsigned int lbs;
+	unsigned int limit_kb;
+};
+
+FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max128k) {
+	.lbs = 4096,
+	.limit_kb = 128,
+};
+
+FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max1280k) {
+	.lbs = 4096,
+	.limit_kb = 1280,
+};
+
+FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max4096k) {
+	.lbs = 4096,
+	.limit_kb = 4096,
+};
+
+FIXTURE_VARIANT_ADD(dio_fs, nullb_512_max1280k) {
+	.lbs = 512,
+	.limit_kb = 1280,
+};
+
+/* 1 if /proc/filesystems lists @fs. */
+static int fs_supported(const char *fs)
+{
+	char line[128], *name;
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/filesystems", "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		name = strrchr(line, '\t');
+		name = name ? name + 1 : line;
+		name[strcspn(name, "\n")] = '\0';
+		found = !strcmp(name, fs);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Run mke2fs on @dev: 0, -ENOENT if not in PATH, or -EIO. */
+static int mkfs_ext4(const char *dev)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+		execlp("mke2fs", "mke2fs", "-q", "-F", "-t", "ext4", "-b",
+		       "4096", "-E",
+		       "nodiscard,lazy_itable_init=0,lazy_journal_init=0",
+		       dev, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -EIO;
+	if (WEXITSTATUS(status) == 127)
+		return -ENOENT;
+	return WEXITSTATUS(status) ? -EIO : 0;
+}
+
+FIXTURE_SETUP(dio_fs)
+{
+	char msg[256];
+	int ret;
+
+	if (!fs_supported("ext4"))
+		SKIP(return, "no ext4 in /proc/filesystems (CONFIG_EXT4_FS)");
+	ret = dev_setup(&self->d, variant->lbs, variant->limit_kb, FS_DEV_MB,
+			1, 1, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	ret = mkfs_ext4(self->d.nb.path);
+	if (ret == -ENOENT)
+		SKIP(return, "mke2fs not in PATH (e2fsprogs)");
+	ASSERT_EQ(0, ret) TH_LOG("mke2fs -t ext4 %s failed", self->d.nb.path);
+	strcpy(self->mnt, "/tmp/dio_fs.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	/* <sys/mount.h> and <linux/fs.h> clash: the system calls directly. */
+	ASSERT_EQ(0, syscall(__NR_mount, self->d.nb.path, self->mnt, "ext4",
+			     MS_NOATIME, NULL))
+		TH_LOG("mount %s on %s: %s", self->d.nb.path, self->mnt,
+		       strerror(errno));
+	self->mounted = 1;
+}
+
+FIXTURE_TEARDOWN_PARENT(dio_fs)
+{
+	if (self->mounted && syscall(__NR_umount2, self->mnt, 0))
+		ksft_print_msg("umount %s: %s\n", self->mnt, strerror(errno));
+	if (self->mnt[0])
+		rmdir(self->mnt);
+	dev_cleanup(&self->d, 0);
+}
+
+/*
+ * The file's extents, physically adjacent ones merged: their number,
+ * and the requests of the uncut stream over them.
+ */
+static int fs_extents(int fd, unsigned int limit_kb, unsigned int lbs,
+		      unsigned long *stream)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent fe[FS_MAX_EXTENTS];
+	} m;
+	unsigned long long start = 0, len = 0;
+	unsigned int i;
+	int n = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.fm.fm_length = ~0ULL;
+	m.fm.fm_flags = FIEMAP_FLAG_SYNC;
+	m.fm.fm_extent_count = FS_MAX_EXTENTS;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m.fm))
+		return -errno;
+	*stream = 0;
+	for (i = 0; i < m.fm.fm_mapped_extents; i++) {
+		struct fiemap_extent *e = &m.fe[i];
+
+		if (len && e->fe_physical == start + len) {
+			len += e->fe_length;
+			continue;
+		}
+		if (len)
+			*stream += stream_rqs(start, len, limit_kb, lbs);
+		start = e->fe_physical;
+		len = e->fe_length;
+		n++;
+	}
+	if (len)
+		*stream += stream_rqs(start, len, limit_kb, lbs);
+	return n;
+}
+
+/*
+ * A 64 MiB file written and read back with O_DIRECT from @buf: the read
+ * returns its length and the data, every bio is a page multiple, and bios
+ * stay within the 1/16 rule's bound over the unpatched kernel's bios
+ * (layout bios plus one per extent boundary). Requests are printed, not
+ * bounded: null_blk's 128 segments, not max_sectors, bind for runs of
+ * 1-3 pages, which the uncut stream of stream_rqs() does not model.
+ */
+static void run_fs(struct __test_metadata *_metadata, struct dev_ctx *d,
+		   const char *mnt, struct blk_buf *buf, const char *kind)
+{
+	unsigned long stream = 0, layout, bio_bound;
+	struct blk_trace_sum s;
+	struct blk_layout l;
+	char path[64];
+	long long bad;
+	ssize_t n;
+	int fd, ext;
+	int ret;
+
+	ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, &l);
+	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	snprintf(path, sizeof(path), "%s/data", mnt);
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0600);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
+	blk_pattern_fill(buf->addr, BIOS_LEN, 0, 11);
+	n = pwrite(fd, buf->addr, BIOS_LEN, 0);
+	ASSERT_EQ((ssize_t)BIOS_LEN, n) TH_LOG("64MiB write returned %zd", n);
+	ASSERT_EQ(0, fsync(fd));
+	ext = fs_extents(fd, d->limit_kb, d->nb.lbs, &stream);
+	ASSERT_LT(0, ext) TH_LOG("FIEMAP of %s: %s", path, strerror(-ext));
+	layout = l.bios + ext - 1;
+	bio_bound = layout + layout / 15 + 1;
+	memset(buf->addr, 0xa5, BIOS_LEN);
+	ASSERT_EQ(0, blk_trace_clear(&d->tr));
+	n = pread(fd, buf->addr, BIOS_LEN, 0);
+	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', &s))
+		TH_LOG("trace lost events");
+	close(fd);
+	ksft_print_msg("%s ext4 %s buffer (%lu runs of %lu..%lu pages), file in %d extents: 64MiB read: %ld bios (%u..%u sectors, %ld not page multiples), %ld requests\n",
+		       d->label, kind, l.runs, l.run_min, l.run_max, ext,
+		       s.bios, s.min_bio_sectors, s.max_bio_sectors,
+		       s.odd_bios, s.rqs);
+	ksft_print_msg("%s ext4 %s buffer: pass iff it returns 64MiB, data intact, bios <= %lu (unpatched: %lu), all page multiples (requests of the uncut stream by max_sectors alone: %lu)\n",
+		       d->label, kind, bio_bound, layout, stream);
+	EXPECT_EQ((ssize_t)BIOS_LEN, n)
+		TH_LOG("%s 64MiB read returned %zd", d->label, n);
+	bad = blk_pattern_check(buf->addr, BIOS_LEN, 0, 11);
+	EXPECT_EQ(-1, bad) TH_LOG("data differs from byte %lld on", bad);
+	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
+		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
+	EXPECT_EQ(0, s.odd_bios)
+		TH_LOG("%s: %ld bios not page multiples (%s)", d->label,
+		       s.odd_bios, s.bio_list);
+	EXPECT_GE(bio_bound, (unsigned long)s.bios)
+		TH_LOG("%s ext4 %s buffer: %ld bios, expected <= %lu",
+		       d->label, kind, s.bios, bio_bound);
+}
+
+TEST_F_TIMEOUT(dio_fs, read64m_thp, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_thp(&self->buf, BIOS_LEN, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	run_fs(_metadata, &self->d, self->mnt, &self->buf, "THP-backed");
+}
+
+TEST_F_TIMEOUT(dio_fs, read64m_runs1to3, 300)
+{
+	char msg[256];
+
+	ASSERT_EQ(0, blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3,
+				  0x5eed13ULL, msg, sizeof(msg)))
+		TH_LOG("runs of 1-3 pages: %s", msg);
+	run_fs(_metadata, &self->d, self->mnt, &self->buf,
+	       "runs of 1-3 pages");
+}
+
 /* scsi_debug: 512e and atomic writes ------------------------------------ */
 
 /*
@@ -931,28 +1336,6 @@ static int sd_setup(struct dev_ctx *d, unsigned int limit_kb, char *msg,
 fail:
 	dev_cleanup(d, 1);
 	return ret;
-}
-
-/*
- * Requests blk-mq makes of @len bytes at byte @pos if nothing but its
- * splitting cut them: max_sectors, ends on physical block boundaries
- * counted from sector 0 (get_max_io_size()).
- */
-static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
-				unsigned int max_kb, unsigned int pbs)
-{
-	unsigned long long s = pos >> 9, end = (pos + len) >> 9, e;
-	unsigned long long pbs_s = pbs >> 9;
-	unsigned long n = 0;
-
-	while (s < end) {
-		e = s + max_kb * 2ULL;
-		if (e / pbs_s * pbs_s > s)
-			e = e / pbs_s * pbs_s;
-		s = e < end ? e : end;
-		n++;
-	}
-	return n;
 }
 
 FIXTURE(dio_sdebug) {
@@ -1061,24 +1444,26 @@ TEST_F_TIMEOUT(dio_sdebug, read64m_off512_thp, 300)
 	run_512e(_metadata, &self->d, &self->buf, 512, "THP-backed");
 }
 
-TEST_F_TIMEOUT(dio_sdebug, read64m_off512_runs1to3, 300)
+static void run_512e_runs1to3(struct __test_metadata *_metadata,
+			      struct dev_ctx *d, struct blk_buf *buf,
+			      unsigned long long off)
 {
 	char msg[256];
 
-	ASSERT_EQ(0, blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3,
-				  0x5eed13ULL, msg, sizeof(msg)))
+	ASSERT_EQ(0, blk_buf_runs(buf, BIOS_LEN / BLK_PAGE, 1, 3, 0x5eed13ULL,
+				  msg, sizeof(msg)))
 		TH_LOG("runs of 1-3 pages: %s", msg);
-	run_512e(_metadata, &self->d, &self->buf, 512, "runs of 1-3 pages");
+	run_512e(_metadata, d, buf, off, "runs of 1-3 pages");
+}
+
+TEST_F_TIMEOUT(dio_sdebug, read64m_off512_runs1to3, 300)
+{
+	run_512e_runs1to3(_metadata, &self->d, &self->buf, 512);
 }
 
 TEST_F_TIMEOUT(dio_sdebug, read64m_off0_runs1to3, 300)
 {
-	char msg[256];
-
-	ASSERT_EQ(0, blk_buf_runs(&self->buf, BIOS_LEN / BLK_PAGE, 1, 3,
-				  0x5eed13ULL, msg, sizeof(msg)))
-		TH_LOG("runs of 1-3 pages: %s", msg);
-	run_512e(_metadata, &self->d, &self->buf, 0, "runs of 1-3 pages");
+	run_512e_runs1to3(_metadata, &self->d, &self->buf, 0);
 }
 
 /*
@@ -1088,7 +1473,7 @@ TEST_F_TIMEOUT(dio_sdebug, read64m_off0_runs1to3, 300)
  * of that length whatever max_sectors_kb says, and reads back intact.
  */
 static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
-		       struct blk_buf *buf, char *plain, int aio)
+		       struct blk_buf *buf, char *plain, const char *how)
 {
 	unsigned long long unit;
 	struct blk_trace_sum s;
@@ -1111,8 +1496,12 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 	blk_pattern_fill(iov.iov_base, unit, unit, 7);
 	drop_cache(d->fd);
 	ASSERT_EQ(0, blk_trace_clear(&d->tr));
-	if (aio) {
+	if (!strcmp(how, "aio")) {
 		ret = io_aio(d->fd, 1, &iov, unit, RWF_ATOMIC);
+	} else if (!strcmp(how, "io_uring")) {
+		ret = io_uring_rw(d->fd, 1, &iov, unit, RWF_ATOMIC);
+		if (ret == -ENOSYS || ret == -EPERM)
+			SKIP(return, "io_uring_setup: %s", strerror(-ret));
 	} else {
 		ret = pwritev2(d->fd, &iov, 1, unit, RWF_ATOMIC);
 		if (ret < 0)
@@ -1121,7 +1510,7 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'W', &s))
 		TH_LOG("trace lost events");
 	ksft_print_msg("%s %s RWF_ATOMIC %llu bytes from buffer+512: returned %ld, %ld bios (%s), %ld requests of %llu bytes\n",
-		       d->label, aio ? "aio" : "pwritev2", unit, ret, s.bios,
+		       d->label, how, unit, ret, s.bios,
 		       s.bio_list, s.rqs, s.rq_bytes);
 	ksft_print_msg("%s: pass iff it returns %llu, is 1 bio and 1 request of that size, data intact\n",
 		       d->label, unit);
@@ -1137,12 +1526,17 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 
 TEST_F_TIMEOUT(dio_sdebug, atomic_pwritev2_unit_max, 120)
 {
-	run_atomic(_metadata, &self->d, &self->buf, self->plain, 0);
+	run_atomic(_metadata, &self->d, &self->buf, self->plain, "pwritev2");
 }
 
 TEST_F_TIMEOUT(dio_sdebug, atomic_aio_unit_max, 120)
 {
-	run_atomic(_metadata, &self->d, &self->buf, self->plain, 1);
+	run_atomic(_metadata, &self->d, &self->buf, self->plain, "aio");
+}
+
+TEST_F_TIMEOUT(dio_sdebug, atomic_uring_unit_max, 120)
+{
+	run_atomic(_metadata, &self->d, &self->buf, self->plain, "io_uring");
 }
 
 TEST_HARNESS_MAIN
