@@ -1144,7 +1144,7 @@ FIXTURE_SETUP(dio_fs)
 	if (ret == -ENOENT)
 		SKIP(return, "mke2fs not in PATH (e2fsprogs)");
 	ASSERT_EQ(0, ret) TH_LOG("mke2fs -t ext4 %s failed", self->d.nb.path);
-	strcpy(self->mnt, "/tmp/dio_fs.XXXXXX");
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/dio_fs.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->mnt));
 	/* <sys/mount.h> and <linux/fs.h> clash: the system calls directly. */
 	ASSERT_EQ(0, syscall(__NR_mount, self->d.nb.path, self->mnt, "ext4",
@@ -1491,6 +1491,11 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 		SKIP(return, "%s: no atomic writes (atomic_write_unit_max_bytes 0)",
 		     d->sd.disk);
 	ASSERT_GE(IO_MAX, unit) TH_LOG("unit %llu above the buffer", unit);
+	if (strcmp(how, "pwritev2")) {
+		ret = async_probe(!strcmp(how, "io_uring"));
+		if (ret)
+			SKIP(return, "%s: %s", how, strerror(-ret));
+	}
 	iov.iov_base = buf->addr + 512;
 	iov.iov_len = unit;
 	blk_pattern_fill(iov.iov_base, unit, unit, 7);
@@ -1500,8 +1505,6 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 		ret = io_aio(d->fd, 1, &iov, unit, RWF_ATOMIC);
 	} else if (!strcmp(how, "io_uring")) {
 		ret = io_uring_rw(d->fd, 1, &iov, unit, RWF_ATOMIC);
-		if (ret == -ENOSYS || ret == -EPERM)
-			SKIP(return, "io_uring_setup: %s", strerror(-ret));
 	} else {
 		ret = pwritev2(d->fd, &iov, 1, unit, RWF_ATOMIC);
 		if (ret < 0)
