@@ -111,18 +111,11 @@ int blk_queue_get(const char *disk, const char *attr, unsigned long long *val)
 int blk_queue_set_saved(struct blk_saved *sv, const char *disk,
 			const char *attr, unsigned long long val)
 {
-	char path[128];
-	int ret;
+	char path[128], buf[32];
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", disk, attr);
-	if (!sv->saved) {
-		ret = blk_sysfs_read(path, sv->val, sizeof(sv->val));
-		if (ret)
-			return ret;
-		snprintf(sv->path, sizeof(sv->path), "%s", path);
-		sv->saved = 1;
-	}
-	return sysfs_write_ull(path, val);
+	snprintf(buf, sizeof(buf), "%llu", val);
+	return blk_sysfs_set_saved(sv, path, buf);
 }
 
 void blk_saved_restore(struct blk_saved *sv)

@@ -143,8 +143,8 @@ static int build_buffer(struct dio_ctx *c, char *msg, size_t len)
  * the irregular buffer. Returns 0, -BLK_ESKIP or -errno, the reason in
  * @msg.
  */
-static int ctx_setup(struct dio_ctx *c, const char *env, unsigned int lbs,
-		     unsigned int kb, char *msg, size_t msglen)
+static int ctx_make(struct dio_ctx *c, const char *env, unsigned int lbs,
+		    unsigned int kb, char *msg, size_t msglen)
 {
 	char name[64];
 	int ret;
@@ -197,6 +197,19 @@ static int ctx_setup(struct dio_ctx *c, const char *env, unsigned int lbs,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* ctx_make() in a fixture setup: skip or fail with the reason. */
+static void ctx_setup(struct __test_metadata *_metadata, struct dio_ctx *c,
+		      const char *env, unsigned int lbs, unsigned int kb)
+{
+	char msg[256];
+	int ret;
+
+	ret = ctx_make(c, env, lbs, kb, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
 }
 
 /* Trace one I/O ---------------------------------------------------------- */
@@ -394,52 +407,18 @@ FIXTURE_VARIANT(dio_align) {
 	unsigned int kb;	/* max_sectors_kb; 0: the device's default */
 };
 
-FIXTURE_VARIANT_ADD(dio_align, 512_default) {
-	.env = "BLK_NOWZ_DEV",
-	.lbs = 512,
-	.kb = 0,
-};
-
-FIXTURE_VARIANT_ADD(dio_align, 512_max64k) {
-	.env = "BLK_NOWZ_DEV",
-	.lbs = 512,
-	.kb = 64,
-};
-
-FIXTURE_VARIANT_ADD(dio_align, 512_max96k) {
-	.env = "BLK_NOWZ_DEV",
-	.lbs = 512,
-	.kb = 96,
-};
-
-FIXTURE_VARIANT_ADD(dio_align, 4096_default) {
-	.env = "BLK_WZ_DEV",
-	.lbs = 4096,
-	.kb = 0,
-};
-
-FIXTURE_VARIANT_ADD(dio_align, 4096_max64k) {
-	.env = "BLK_WZ_DEV",
-	.lbs = 4096,
-	.kb = 64,
-};
-
-FIXTURE_VARIANT_ADD(dio_align, 4096_max384k) {
-	.env = "BLK_WZ_DEV",
-	.lbs = 4096,
-	.kb = 384,
-};
+/* { env, lbs, kb } */
+FIXTURE_VARIANT_ADD(dio_align, 512_default) { "BLK_NOWZ_DEV", 512, 0 };
+FIXTURE_VARIANT_ADD(dio_align, 512_max64k) { "BLK_NOWZ_DEV", 512, 64 };
+FIXTURE_VARIANT_ADD(dio_align, 512_max96k) { "BLK_NOWZ_DEV", 512, 96 };
+FIXTURE_VARIANT_ADD(dio_align, 4096_default) { "BLK_WZ_DEV", 4096, 0 };
+FIXTURE_VARIANT_ADD(dio_align, 4096_max64k) { "BLK_WZ_DEV", 4096, 64 };
+FIXTURE_VARIANT_ADD(dio_align, 4096_max384k) { "BLK_WZ_DEV", 4096, 384 };
 
 FIXTURE_SETUP(dio_align)
 {
-	char msg[256];
-	int ret;
-
-	ret = ctx_setup(&self->c, variant->env, variant->lbs, variant->kb, msg,
-			sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	ctx_setup(_metadata, &self->c, variant->env, variant->lbs,
+		  variant->kb);
 }
 
 FIXTURE_TEARDOWN_PARENT(dio_align)
@@ -501,26 +480,13 @@ FIXTURE_VARIANT(dio_align_small) {
 	unsigned int lbs;
 };
 
-FIXTURE_VARIANT_ADD(dio_align_small, 512) {
-	.env = "BLK_NOWZ_DEV",
-	.lbs = 512,
-};
-
-FIXTURE_VARIANT_ADD(dio_align_small, 4096) {
-	.env = "BLK_WZ_DEV",
-	.lbs = 4096,
-};
+/* { env, lbs } */
+FIXTURE_VARIANT_ADD(dio_align_small, 512) { "BLK_NOWZ_DEV", 512 };
+FIXTURE_VARIANT_ADD(dio_align_small, 4096) { "BLK_WZ_DEV", 4096 };
 
 FIXTURE_SETUP(dio_align_small)
 {
-	char msg[256];
-	int ret;
-
-	ret = ctx_setup(&self->c, variant->env, variant->lbs, 0, msg,
-			sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	ctx_setup(_metadata, &self->c, variant->env, variant->lbs, 0);
 }
 
 FIXTURE_TEARDOWN_PARENT(dio_align_small)

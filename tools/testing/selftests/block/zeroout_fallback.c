@@ -101,6 +101,34 @@ static int zeroout_range(const struct blkdev *dev, unsigned long long start,
 	return ret;
 }
 
+/*
+ * The verdict on a traced 1 GiB zeroout_range() under condition @what:
+ * zeros, and 4 KiB ZERO_PAGE bvecs (@small) or 2 MiB huge zero folio
+ * bvecs.
+ */
+static void verdict_1g(struct __test_metadata *_metadata,
+		       const struct blkdev *dev, unsigned long long start,
+		       const char *what, int ret, const struct zr_result *res,
+		       long bios, int small)
+{
+	char desc[128];
+
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "no block tracepoints in a tracefs instance");
+	snprintf(desc, sizeof(desc), "%s: zeroout 1GiB [%llu+%llu]", what,
+		 start, RANGE_LEN);
+	EXPECT_TRUE(zr_verdict(desc, dev, ret, res));
+	if (small) {
+		EXPECT_TRUE(zr_bios_verdict(desc, dev, bios, ZR_SMALL_MIN_BIOS,
+					    ZR_SMALL_MAX_BIOS,
+					    "4KiB ZERO_PAGE bvecs"));
+	} else {
+		EXPECT_TRUE(zr_bios_verdict(desc, dev, bios, 1,
+					    ZR_HUGE_MAX_BIOS,
+					    "2MiB huge zero folio bvecs"));
+	}
+}
+
 /* Why the allocation-failure tests cannot run in this boot, or NULL. */
 static const char *alloc_fail_skip(void)
 {
@@ -115,6 +143,20 @@ static const char *alloc_fail_skip(void)
 	return NULL;
 }
 
+/* zeroout_range() while every order-9 allocation fails. */
+static int zeroout_failing(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(zeroout_fallback) * self,
+			   struct zr_result *res, long *bios)
+{
+	int ret = zr_fail_order9(self->fail, "100");
+
+	ASSERT_EQ(0, ret) TH_LOG("cannot set up " ZR_FAIL_DIR ": %s",
+				 strerror(-ret));
+	ret = zeroout_range(&self->dev, self->range_start, res, bios);
+	zr_fail_order9(self->fail, "0");
+	return ret;
+}
+
 /*
  * With every order-9 allocation failing, a 1 GiB zeroout still zeroes,
  * takes 4 KiB ZERO_PAGE bvecs, and the kernel did try (and fail) to
@@ -125,7 +167,6 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail, 600)
 	const char *skip = alloc_fail_skip();
 	long long fail0, fail1, alloc0, alloc1;
 	struct zr_result res;
-	char desc[128];
 	long bios;
 	int ret;
 
@@ -133,22 +174,11 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail, 600)
 		SKIP(return, "%s", skip);
 	alloc0 = vmstat_read("thp_zero_page_alloc");
 	fail0 = vmstat_read("thp_zero_page_alloc_failed");
-	ret = zr_fail_order9(self->fail, "100");
-	ASSERT_EQ(0, ret) TH_LOG("cannot set up " ZR_FAIL_DIR ": %s",
-				 strerror(-ret));
-	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	zr_fail_order9(self->fail, "0");
+	ret = zeroout_failing(_metadata, self, &res, &bios);
 	alloc1 = vmstat_read("thp_zero_page_alloc");
 	fail1 = vmstat_read("thp_zero_page_alloc_failed");
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "no block tracepoints in a tracefs instance");
-
-	snprintf(desc, sizeof(desc), "order-9 allocation failing: 1GiB [%llu+%llu]",
-		 self->range_start, RANGE_LEN);
-	EXPECT_TRUE(zr_verdict(desc, &self->dev, ret, &res));
-	EXPECT_TRUE(zr_bios_verdict("order-9 allocation failing: zeroout 1GiB",
-				    &self->dev, bios, ZR_SMALL_MIN_BIOS,
-				    ZR_SMALL_MAX_BIOS, "4KiB ZERO_PAGE bvecs"));
+	verdict_1g(_metadata, &self->dev, self->range_start,
+		   "order-9 allocation failing", ret, &res, bios, 1);
 	ksft_print_msg("order-9 allocation failing: thp_zero_page_alloc_failed +%lld, thp_zero_page_alloc +%lld; pass iff >0 and 0 (huge zero folio allocation attempted and failed)\n",
 		       fail1 - fail0, alloc1 - alloc0);
 	EXPECT_LT(fail0, fail1);
@@ -171,11 +201,7 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail_lifted, 600)
 	if (skip)
 		SKIP(return, "%s", skip);
 	fail0 = vmstat_read("thp_zero_page_alloc_failed");
-	ret = zr_fail_order9(self->fail, "100");
-	ASSERT_EQ(0, ret) TH_LOG("cannot set up " ZR_FAIL_DIR ": %s",
-				 strerror(-ret));
-	ret = zeroout_range(&self->dev, self->range_start, &res, NULL);
-	zr_fail_order9(self->fail, "0");
+	ret = zeroout_failing(_metadata, self, &res, NULL);
 	fail1 = vmstat_read("thp_zero_page_alloc_failed");
 	ASSERT_EQ(0, ret) TH_LOG("zeroout while failing: %s", strerror(-ret));
 	ksft_print_msg("zeroout of 2MiB while order-9 allocations fail: thp_zero_page_alloc_failed +%lld\n",
@@ -183,36 +209,34 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail_lifted, 600)
 
 	usleep(RETRY_WAIT_US);
 	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "no block tracepoints in a tracefs instance");
-	EXPECT_TRUE(zr_verdict("failure lifted, 1.5s later: zeroout 1GiB",
-			       &self->dev, ret, &res));
-	EXPECT_TRUE(zr_bios_verdict("failure lifted, 1.5s later: zeroout 1GiB",
-				    &self->dev, bios, 1, ZR_HUGE_MAX_BIOS,
-				    "2MiB huge zero folio bvecs"));
+	verdict_1g(_metadata, &self->dev, self->range_start,
+		   "failure lifted, 1.5s later", ret, &res, bios, 0);
+}
+
+/* use_zero_page=0 (saved first), or skip: returns 1 if it is set. */
+static int zero_page_off(struct __test_metadata *_metadata,
+			 struct blk_saved *saved)
+{
+	int ret = blk_sysfs_set_saved(saved, USE_ZERO_PAGE, "0");
+
+	if (ret)
+		SKIP(return 0, "cannot write " USE_ZERO_PAGE ": %s",
+		     strerror(-ret));
+	return 1;
 }
 
 /* use_zero_page=0: a 1 GiB zeroout zeroes with 4 KiB ZERO_PAGE bvecs. */
 TEST_F_TIMEOUT(zeroout_fallback, no_zero_page, 600)
 {
 	struct zr_result res;
-	char desc[128];
 	long bios;
 	int ret;
 
-	ret = blk_sysfs_set_saved(&self->use_zero_page, USE_ZERO_PAGE, "0");
-	if (ret)
-		SKIP(return, "cannot write " USE_ZERO_PAGE ": %s",
-		     strerror(-ret));
+	if (!zero_page_off(_metadata, &self->use_zero_page))
+		return;
 	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "no block tracepoints in a tracefs instance");
-	snprintf(desc, sizeof(desc), "use_zero_page=0: 1GiB [%llu+%llu]",
-		 self->range_start, RANGE_LEN);
-	EXPECT_TRUE(zr_verdict(desc, &self->dev, ret, &res));
-	EXPECT_TRUE(zr_bios_verdict("use_zero_page=0: zeroout 1GiB",
-				    &self->dev, bios, ZR_SMALL_MIN_BIOS,
-				    ZR_SMALL_MAX_BIOS, "4KiB ZERO_PAGE bvecs"));
+	verdict_1g(_metadata, &self->dev, self->range_start,
+		   "use_zero_page=0", ret, &res, bios, 1);
 }
 
 /*
@@ -225,22 +249,15 @@ TEST_F_TIMEOUT(zeroout_fallback, zero_page_again, 600)
 	long bios;
 	int ret;
 
-	ret = blk_sysfs_set_saved(&self->use_zero_page, USE_ZERO_PAGE, "0");
-	if (ret)
-		SKIP(return, "cannot write " USE_ZERO_PAGE ": %s",
-		     strerror(-ret));
+	if (!zero_page_off(_metadata, &self->use_zero_page))
+		return;
 	ret = zeroout_range(&self->dev, self->range_start, &res, NULL);
 	ASSERT_EQ(0, ret) TH_LOG("zeroout with use_zero_page=0: %s",
 				 strerror(-ret));
 	ASSERT_EQ(0, blk_sysfs_write(USE_ZERO_PAGE, "1"));
 	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "no block tracepoints in a tracefs instance");
-	EXPECT_TRUE(zr_verdict("use_zero_page=1 again: zeroout 1GiB",
-			       &self->dev, ret, &res));
-	EXPECT_TRUE(zr_bios_verdict("use_zero_page=1 again: zeroout 1GiB",
-				    &self->dev, bios, 1, ZR_HUGE_MAX_BIOS,
-				    "2MiB huge zero folio bvecs"));
+	verdict_1g(_metadata, &self->dev, self->range_start,
+		   "use_zero_page=1 again", ret, &res, bios, 0);
 }
 
 TEST_HARNESS_MAIN
