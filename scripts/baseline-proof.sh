@@ -9,7 +9,9 @@
 set -euo pipefail
 
 patterns=$1 tap=$2
-mapfile -t res < <(grep -aE '^(# )*(not )?ok [0-9]+' "$tap" | sed -E 's/^(# )*//' || true)
+# The guest's serial port ends lines with CR LF: drop the CR, so that a
+# pattern can anchor the end of a test name.
+mapfile -t res < <(grep -aE '^(# )*(not )?ok [0-9]+' "$tap" | sed -E 's/^(# )*//; s/\r$//' || true)
 n=0
 echo "TAP version 13"
 while IFS= read -r pat; do

@@ -56,7 +56,6 @@
 
 static double budget = 30;
 static struct blkdev nowz, wz;
-static int have_wz;
 
 /* What one worker process did; lives in shared memory. */
 struct wstat {
@@ -250,7 +249,7 @@ static void case_alloc_failure(void)
 		return;
 	}
 	fd = open(nowz.path, O_RDWR | O_DIRECT);
-	if (fd < 0 || zr_fail_order9("100")) {
+	if (fd < 0 || zr_fail_order9(NULL, "100")) {
 		ksft_test_result_fail("allocation failure: set-up of %s / " FAIL_DIR " failed\n",
 				      nowz.path);
 		return;
@@ -261,7 +260,7 @@ static void case_alloc_failure(void)
 	while (ok && now_sec() < t_end) {
 		if (!rand_phase && n_full && now_sec() >= t_rand) {
 			rand_phase = 1;
-			zr_fail_order9("50");
+			zr_fail_order9(NULL, "50");
 		}
 		if (alloc_zeroout(fd, &bios, why, sizeof(why))) {
 			ok = 0;
@@ -288,7 +287,7 @@ static void case_alloc_failure(void)
 	}
 	elapsed = now_sec() - t0;
 	fails = vmstat_read("thp_zero_page_alloc_failed") - fail0;
-	zr_fail_order9("0");
+	zr_fail_order9(NULL, "0");
 
 	/* Lifted: after the 1 s back-off the next zeroout takes the folio. */
 	if (ok) {
@@ -666,13 +665,14 @@ static void case_boundaries(void)
 
 static void restore(void)
 {
-	zr_fail_order9("0");
+	zr_fail_order9(NULL, "0");
 	blk_queue_set(&nowz, "max_sectors_kb", nowz.max_sectors_kb);
 }
 
 int main(int argc, char **argv)
 {
 	char msg[256];
+	int ret;
 
 	if (argc > 1)
 		budget = atof(argv[1]);
@@ -682,11 +682,16 @@ int main(int argc, char **argv)
 	/* Only named devices: the cases need more than a null_blk holds. */
 	if (!getenv("BLK_NOWZ_DEV") || !getenv("BLK_WZ_DEV"))
 		ksft_exit_skip("needs BLK_NOWZ_DEV and BLK_WZ_DEV (and BLK_TEST_DESTROY naming both)\n");
-	if (blk_find("BLK_NOWZ_DEV", 0, 0, 0, &nowz, msg, sizeof(msg)))
+	ret = blk_test_dev("BLK_NOWZ_DEV", 0, 0, 0, 0, 7 * GiB, NULL, &nowz,
+			   msg, sizeof(msg));
+	if (!ret)
+		ret = blk_test_dev("BLK_WZ_DEV", 1, 0, 0, 0, 1 * GiB, NULL,
+				   &wz, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		ksft_exit_skip("needs a namespace without Write Zeroes of >= 7 GiB and one with it of >= 1 GiB: %s\n",
+			       msg);
+	if (ret)
 		ksft_exit_fail_msg("%s\n", msg);
-	have_wz = !blk_find("BLK_WZ_DEV", 1, 0, 0, &wz, msg, sizeof(msg));
-	if (nowz.size < 7 * GiB || !have_wz || wz.size < 1 * GiB)
-		ksft_exit_skip("needs a namespace without Write Zeroes of >= 7 GiB and one with it of >= 1 GiB\n");
 	ksft_print_msg("%s (%llu MiB, no Write Zeroes), %s (%llu MiB, Write Zeroes); %.0fs per case\n",
 		       nowz.name, nowz.size / MiB, wz.name, wz.size / MiB,
 		       budget);

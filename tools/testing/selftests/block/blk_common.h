@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared helpers for the block selftests: sysfs knobs, the device a test
- * runs on (named by the user or made by the test), and counting block
- * tracepoint events for one device through tracefs.
+ * Shared helpers for the block selftests: sysfs knobs and the device a
+ * test runs on (named by the user or made by the test). Tracing goes
+ * through blk_lib's private trace instances (blk_trace_*()).
  */
 #ifndef BLK_COMMON_H
 #define BLK_COMMON_H
@@ -23,7 +23,6 @@
 #include "../kselftest.h"
 #include "blk_lib.h"
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define KiB		1024ULL
 #define MiB		(1024ULL * KiB)
 #define GiB		(1024ULL * MiB)
@@ -136,22 +135,36 @@ static inline int blk_probe(const char *name, struct blkdev *dev)
 	return 0;
 }
 
+/* A device made for one test, removed by blk_made_destroy(). */
+struct blk_made {
+	struct blk_nullb nb;
+	struct blk_sdebug sd;
+};
+
+static inline void blk_made_destroy(struct blk_made *made)
+{
+	blk_nullb_destroy(&made->nb);
+	blk_sdebug_destroy(&made->sd);
+}
+
 /*
  * The device a test runs on. One named in the environment variable @env
  * (BLK_NOWZ_DEV, BLK_WZ_DEV) is used only if blk_dev_check_named() allows
  * it and has (@want_wz 1), lacks (0) or may have (-1) Write Zeroes.
- * Without a name, one is made for this process and removed at exit: a
- * memory-backed null_blk of @make_lbs-byte blocks and @make_mb MiB (no
- * Write Zeroes), or with @make_lbs 0 a scsi_debug disk (Write Zeroes).
- * Nothing else is ever touched. Returns 0, -BLK_ESKIP (skip) or -errno
- * (fail), the reason in @msg.
+ * Without a name, one is made into @made, which the caller removes with
+ * blk_made_destroy() (a harness teardown can: @made may live in the
+ * fixture): a memory-backed null_blk of @make_lbs-byte blocks and
+ * @make_mb MiB (no Write Zeroes), or with @make_lbs 0 a scsi_debug disk
+ * (Write Zeroes); with @made NULL nothing is made (-BLK_ESKIP). Nothing
+ * else is ever touched. Returns 0, -BLK_ESKIP (skip) or -errno (fail),
+ * the reason in @msg.
  */
 static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
-			   unsigned int make_mb, struct blkdev *dev,
-			   char *msg, size_t msglen)
+			   unsigned int make_mb, struct blk_made *made,
+			   struct blkdev *dev, char *msg, size_t msglen)
 {
 	const char *name = getenv(env);
-	char disk[64];
+	char made_name[64];
 	int ret;
 
 	if (name && *name) {
@@ -160,15 +173,22 @@ static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
 		ret = blk_dev_check_named(name, msg, msglen);
 		if (ret)
 			return ret;
-	} else {
-		if (make_lbs)
-			ret = blk_make_nullb(make_lbs, make_mb, disk,
-					     sizeof(disk), msg, msglen);
-		else
-			ret = blk_make_sdebug(disk, sizeof(disk), msg, msglen);
+	} else if (made) {
+		memset(made, 0, sizeof(*made));
+		snprintf(made_name, sizeof(made_name), "blk_test_%d", getpid());
+		if (make_lbs) {
+			ret = blk_nullb_create(&made->nb, made_name, make_lbs,
+					       make_mb, 8192, 1, msg, msglen);
+			name = made->nb.disk;
+		} else {
+			ret = blk_sdebug_create(&made->sd, 3, 1, msg, msglen);
+			name = made->sd.disk;
+		}
 		if (ret)
 			return ret;
-		name = disk;
+	} else {
+		snprintf(msg, msglen, "no device named in %s", env);
+		return -BLK_ESKIP;
 	}
 	if (blk_probe(name, dev)) {
 		snprintf(msg, msglen, "cannot read the queue limits of %s",
@@ -183,202 +203,43 @@ static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
 	return 0;
 }
 
+/*
+ * blk_find() for a test that needs @lbs-byte logical blocks (0: any) and
+ * at least @min_size bytes: 0 if the device fits, -BLK_ESKIP if there is
+ * none or it does not fit (skip), -errno if the test must fail (a named
+ * device refused, a device that could not be made); the reason in @msg.
+ */
+static inline int blk_test_dev(const char *env, int want_wz,
+			       unsigned int make_lbs, unsigned int make_mb,
+			       unsigned int lbs, unsigned long long min_size,
+			       struct blk_made *made, struct blkdev *dev,
+			       char *msg, size_t msglen)
+{
+	int ret;
+
+	ret = blk_find(env, want_wz, make_lbs, make_mb, made, dev, msg,
+		       msglen);
+	if (ret)
+		return ret;
+	if (lbs && dev->lbs != lbs) {
+		snprintf(msg, msglen, "%s has %u-byte blocks, not %u",
+			 dev->name, dev->lbs, lbs);
+		return -BLK_ESKIP;
+	}
+	if (dev->size < min_size) {
+		snprintf(msg, msglen, "%s is smaller than %llu MiB: %llu MiB",
+			 dev->name, min_size / MiB, dev->size / MiB);
+		return -BLK_ESKIP;
+	}
+	return 0;
+}
+
 static inline double now_sec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Tracing ---------------------------------------------------------------- */
-
-#define TRACE_MAX_EVENTS	4
-
-struct dev_trace {
-	const struct blkdev *dev;
-	const char *events[TRACE_MAX_EVENTS];
-	int nr_events;
-	char saved_buffer_kb[32];
-};
-
-static inline int trace_write(const char *file, const char *val)
-{
-	char path[320];
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	return blk_sysfs_write(path, val);
-}
-
-static inline int trace_available(void)
-{
-	return !access(TRACEFS "/events/block/block_bio_queue/enable", W_OK) &&
-	       !access(TRACEFS "/events/block/block_rq_issue/enable", W_OK);
-}
-
-/* Plain writes do not clear the ring buffer: it takes O_TRUNC. */
-static inline int trace_clear(void)
-{
-	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/*
- * Enable the block:<event> tracepoints listed in @events (NULL terminated)
- * for @dev only (filter on dev_t, kernel encoding major << 20 | minor),
- * with a ring buffer large enough for a whole test step.
- */
-static inline int trace_start(struct dev_trace *t, const struct blkdev *dev,
-			      const char * const *events, unsigned int buffer_kb)
-{
-	char path[256], filter[64], buf[32];
-	int i, ret;
-
-	memset(t, 0, sizeof(*t));
-	t->dev = dev;
-	blk_sysfs_read(TRACEFS "/buffer_size_kb", t->saved_buffer_kb,
-		       sizeof(t->saved_buffer_kb));
-	trace_write("tracing_on", "0");
-	trace_write("events/enable", "0");
-	snprintf(buf, sizeof(buf), "%u", buffer_kb);
-	ret = trace_write("buffer_size_kb", buf);
-	if (ret)
-		return ret;
-	snprintf(filter, sizeof(filter), "dev == %u",
-		 (dev->major << 20) | dev->minor);
-	for (i = 0; events[i] && i < TRACE_MAX_EVENTS; i++) {
-		t->events[i] = events[i];
-		snprintf(path, sizeof(path), "events/block/%s/filter",
-			 events[i]);
-		/* Not fatal: the parser checks major,minor as well. */
-		trace_write(path, filter);
-		snprintf(path, sizeof(path), "events/block/%s/enable",
-			 events[i]);
-		ret = trace_write(path, "1");
-		if (ret)
-			return ret;
-	}
-	t->nr_events = i;
-	ret = trace_clear();
-	if (ret)
-		return ret;
-	return trace_write("tracing_on", "1");
-}
-
-/* Empty the buffer between steps of one test. */
-static inline int trace_restart(struct dev_trace *t)
-{
-	trace_write("tracing_on", "0");
-	if (trace_clear())
-		return -1;
-	return trace_write("tracing_on", "1");
-}
-
-static inline void trace_stop(struct dev_trace *t)
-{
-	char path[256];
-	int i;
-
-	trace_write("tracing_on", "0");
-	for (i = 0; i < t->nr_events; i++) {
-		snprintf(path, sizeof(path), "events/block/%s/enable",
-			 t->events[i]);
-		trace_write(path, "0");
-		snprintf(path, sizeof(path), "events/block/%s/filter",
-			 t->events[i]);
-		trace_write(path, "0");
-	}
-	trace_clear();
-	if (t->saved_buffer_kb[0])
-		trace_write("buffer_size_kb", t->saved_buffer_kb);
-	t->nr_events = 0;
-}
-
-/* A block_bio_queue or block_rq_issue event of the traced device. */
-struct blk_event {
-	char rwbs[16];
-	unsigned long long sector;
-	unsigned int nr_sector;
-};
-
-typedef void (*blk_event_fn)(const struct blk_event *ev, void *arg);
-
-/*
- * Read the trace, call @fn for each @event of the traced device, return
- * the number of such events, or -1 if the buffer lost events (the header
- * says "entries-in-buffer/entries-written: N/M" with M > N) or the trace
- * cannot be read. Formats (include/trace/events/block.h):
- *   block_bio_queue: 259,0 W 2048 + 2048 [comm]
- *   block_rq_issue: 259,0 R 131072 () 0 + 256 none,0,0 [comm]
- */
-static inline long trace_collect(struct dev_trace *t, const char *event,
-				 blk_event_fn fn, void *arg)
-{
-	unsigned long long in_buf = 0, written = 0;
-	char tag[80], line[512];
-	long count = 0;
-	size_t tlen;
-	FILE *f;
-
-	trace_write("tracing_on", "0");
-	snprintf(tag, sizeof(tag), " %s: ", event);
-	tlen = strlen(tag);
-	f = fopen(TRACEFS "/trace", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		struct blk_event ev;
-		unsigned int maj, min;
-		char *p;
-
-		if (line[0] == '#') {
-			p = strstr(line, "entries-in-buffer/entries-written:");
-			if (p)
-				sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
-				       &in_buf, &written);
-			continue;
-		}
-		p = strstr(line, tag);
-		if (!p)
-			continue;
-		p += tlen;
-		memset(&ev, 0, sizeof(ev));
-		if (sscanf(p, "%u,%u %15s", &maj, &min, ev.rwbs) != 3)
-			continue;
-		if (maj != t->dev->major || min != t->dev->minor)
-			continue;
-		if (!strcmp(event, "block_rq_issue")) {
-			/* Skip "bytes (cmd) ": cmd may be empty. */
-			p = strstr(p, ") ");
-			if (!p)
-				continue;
-			p += 2;
-		} else {
-			p = strchr(p, ' ');
-			if (!p)
-				continue;
-			p = strchr(p + 1, ' ');
-			if (!p)
-				continue;
-		}
-		if (sscanf(p, "%llu + %u", &ev.sector, &ev.nr_sector) != 2)
-			continue;
-		count++;
-		if (fn)
-			fn(&ev, arg);
-	}
-	fclose(f);
-	if (written > in_buf) {
-		ksft_print_msg("trace lost %llu of %llu events: raise buffer_size_kb\n",
-			       written - in_buf, written);
-		return -1;
-	}
-	trace_write("tracing_on", "1");
-	return count;
 }
 
 /* Block device data helpers ---------------------------------------------- */

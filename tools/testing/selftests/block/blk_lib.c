@@ -111,18 +111,11 @@ int blk_queue_get(const char *disk, const char *attr, unsigned long long *val)
 int blk_queue_set_saved(struct blk_saved *sv, const char *disk,
 			const char *attr, unsigned long long val)
 {
-	char path[128];
-	int ret;
+	char path[128], buf[32];
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", disk, attr);
-	if (!sv->saved) {
-		ret = blk_sysfs_read(path, sv->val, sizeof(sv->val));
-		if (ret)
-			return ret;
-		snprintf(sv->path, sizeof(sv->path), "%s", path);
-		sv->saved = 1;
-	}
-	return sysfs_write_ull(path, val);
+	snprintf(buf, sizeof(buf), "%llu", val);
+	return blk_sysfs_set_saved(sv, path, buf);
 }
 
 void blk_saved_restore(struct blk_saved *sv)
@@ -713,64 +706,29 @@ static void sum_bio(struct blk_trace_sum *s, char dir, const char *rwbs,
 		snprintf(s->bio_list + n, sizeof(s->bio_list) - n, ", ...");
 }
 
-/*
- * Formats (include/trace/events/block.h):
- *   block_bio_queue: 251,0 W 2048 + 2048 [comm]
- *   block_rq_issue: 251,0 R 131072 () 0 + 256 none,0,0 [comm]
- */
+struct trace_sum_arg {
+	struct blk_trace_sum *s;
+	char dir;
+};
+
+static void trace_sum_one(const struct blk_trace_event *ev, void *arg)
+{
+	struct trace_sum_arg *a = arg;
+
+	if (ev->is_bio) {
+		sum_bio(a->s, a->dir, ev->rwbs, ev->sector, ev->nr_sector);
+	} else {
+		a->s->rqs++;
+		a->s->rq_bytes += (unsigned long long)ev->nr_sector << 9;
+	}
+}
+
 int blk_trace_collect(struct blk_trace *t, char dir, struct blk_trace_sum *s)
 {
-	unsigned long long in_buf = 0, written = 0, sector;
-	char path[sizeof(t->dir) + 8], line[512], rwbs[16];
-	unsigned int maj, min, nr;
-	FILE *f;
+	struct trace_sum_arg a = { s, dir };
 
 	memset(s, 0, sizeof(*s));
-	snprintf(path, sizeof(path), "%s/trace", t->dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *q;
-		int is_bio;
-
-		if (line[0] == '#') {
-			p = strstr(line, "entries-in-buffer/entries-written:");
-			if (p)
-				sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
-				       &in_buf, &written);
-			continue;
-		}
-		p = strstr(line, " block_bio_queue: ");
-		is_bio = !!p;
-		if (!p)
-			p = strstr(line, " block_rq_issue: ");
-		if (!p)
-			continue;
-		p = strchr(p + 2, ' ') + 1;
-		if (sscanf(p, "%u,%u %15s", &maj, &min, rwbs) != 3 ||
-		    maj != t->major || min != t->minor)
-			continue;
-		if (is_bio) {
-			/* after "maj,min rwbs " */
-			q = strchr(p, ' ');
-			q = q ? strchr(q + 1, ' ') : NULL;
-		} else {
-			/* after "bytes (cmd) ": cmd may be empty */
-			q = strstr(p, ") ");
-			q = q ? q + 1 : NULL;
-		}
-		if (!q || sscanf(q, "%llu + %u", &sector, &nr) != 2)
-			continue;
-		if (is_bio) {
-			sum_bio(s, dir, rwbs, sector, nr);
-		} else {
-			s->rqs++;
-			s->rq_bytes += (unsigned long long)nr << 9;
-		}
-	}
-	fclose(f);
-	return written > in_buf ? -ENOSPC : 0;
+	return blk_trace_each(t, trace_sum_one, &a);
 }
 
 void blk_trace_destroy(struct blk_trace *t)
@@ -1158,4 +1116,76 @@ unsigned long long blk_rand(unsigned long long *state)
 	x ^= x << 17;
 	*state = x;
 	return x;
+}
+
+/* Added for the harness conversion of zeroout and dio_align ------------- */
+
+int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
+			const char *val)
+{
+	int ret;
+
+	if (!sv->saved) {
+		ret = blk_sysfs_read(path, sv->val, sizeof(sv->val));
+		if (ret)
+			return ret;
+		snprintf(sv->path, sizeof(sv->path), "%s", path);
+		sv->saved = 1;
+	}
+	return blk_sysfs_write(path, val);
+}
+
+/*
+ * Formats (include/trace/events/block.h):
+ *   block_bio_queue: 251,0 W 2048 + 2048 [comm]
+ *   block_rq_issue: 251,0 R 131072 () 0 + 256 none,0,0 [comm]
+ */
+int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg)
+{
+	unsigned long long in_buf = 0, written = 0;
+	char path[sizeof(t->dir) + 8], line[512];
+	struct blk_trace_event ev;
+	unsigned int maj, min;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *q;
+
+		if (line[0] == '#') {
+			p = strstr(line, "entries-in-buffer/entries-written:");
+			if (p)
+				sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
+				       &in_buf, &written);
+			continue;
+		}
+		memset(&ev, 0, sizeof(ev));
+		p = strstr(line, " block_bio_queue: ");
+		ev.is_bio = !!p;
+		if (!p)
+			p = strstr(line, " block_rq_issue: ");
+		if (!p)
+			continue;
+		p = strchr(p + 2, ' ') + 1;
+		if (sscanf(p, "%u,%u %15s", &maj, &min, ev.rwbs) != 3 ||
+		    maj != t->major || min != t->minor)
+			continue;
+		if (ev.is_bio) {
+			/* after "maj,min rwbs " */
+			q = strchr(p, ' ');
+			q = q ? strchr(q + 1, ' ') : NULL;
+		} else {
+			/* after "bytes (cmd) ": cmd may be empty */
+			q = strstr(p, ") ");
+			q = q ? q + 1 : NULL;
+		}
+		if (!q || sscanf(q, "%llu + %u", &ev.sector, &ev.nr_sector) != 2)
+			continue;
+		fn(&ev, arg);
+	}
+	fclose(f);
+	return written > in_buf ? -ENOSPC : 0;
 }

@@ -10,18 +10,21 @@
  * CONFIG_TRANSPARENT_HUGEPAGE has no huge zero folio and must give the
  * latter); and that a large zeroout can still be killed.
  *
- * The devices are made here (a null_blk of 1280 MiB, a scsi_debug disk)
- * unless named by BLK_NOWZ_DEV / BLK_WZ_DEV and allowed by
- * BLK_TEST_DESTROY (see blk_find()); the named devices' data is
- * destroyed.
+ * Each test makes its device (a null_blk of 1280 MiB for variant nowz,
+ * a scsi_debug disk for wz) unless one is named by BLK_NOWZ_DEV /
+ * BLK_WZ_DEV and allowed by BLK_TEST_DESTROY (see blk_find()); the named
+ * devices' data is destroyed. A device made here is removed in the
+ * fixture teardown, which the harness runs in its parent process, also
+ * after a failed assertion or a crash (not after a timeout: the harness
+ * kills the whole process group).
  */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "../kselftest_harness.h"
 #include "zeroout_common.h"
 
-#define NR_CASES	11
 /* A null_blk made here is memory-backed: the guest must hold it. */
 #define NOWZ_MADE_MB	1280
 #define SHAPE_LEN	(1 * GiB)
@@ -30,6 +33,61 @@
 /* Native kernels reap in well under a second; QEMU TCG is 10-50x slower. */
 #define KILL_REAP_SECS	5.0
 
+FIXTURE(zeroout) {
+	struct blk_made made;
+	struct blkdev dev;
+};
+
+/* Where the device comes from: named in @env, or made here. */
+FIXTURE_VARIANT(zeroout) {
+	const char *env;
+	int want_wz;
+	unsigned int make_lbs;	/* null_blk of this block size; 0: scsi_debug */
+};
+
+FIXTURE_VARIANT_ADD(zeroout, nowz) {
+	.env = "BLK_NOWZ_DEV",
+	.want_wz = 0,
+	.make_lbs = 512,
+};
+
+FIXTURE_VARIANT_ADD(zeroout, wz) {
+	.env = "BLK_WZ_DEV",
+	.want_wz = 1,
+	.make_lbs = 0,
+};
+
+FIXTURE_SETUP(zeroout)
+{
+	char msg[256];
+	int ret;
+
+	if (geteuid())
+		SKIP(return, "must be run as root");
+	ret = blk_test_dev(variant->env, variant->want_wz, variant->make_lbs,
+			   NOWZ_MADE_MB, 0, 0, &self->made, &self->dev, msg,
+			   sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	ksft_print_msg("%s: %s, %llu MiB, %u-byte blocks, write_zeroes_max_bytes %llu\n",
+		       variant->want_wz ? "Write Zeroes" : "no Write Zeroes",
+		       self->dev.name, self->dev.size / MiB, self->dev.lbs,
+		       self->dev.wz_max);
+}
+
+FIXTURE_TEARDOWN_PARENT(zeroout)
+{
+	blk_made_destroy(&self->made);
+}
+
+/* The correctness cases, chosen around the 2 MiB huge zero folio. */
+enum zr_case_id {
+	ZC_ONE_BLOCK, ZC_UNALIGNED, ZC_EXACT_2M, ZC_2M_MINUS, ZC_2M_PLUS,
+	ZC_255X2M, ZC_256X2M_OFF, ZC_257X2M, ZC_OVER_4G, ZC_WHOLE,
+	ZC_FALLOCATE,
+};
+
 struct zr_case {
 	const char *desc;
 	unsigned long long start;
@@ -37,134 +95,177 @@ struct zr_case {
 	enum zr_method method;
 };
 
-static void run_cases(const struct blkdev *dev, int present, const char *why)
+static void zr_case_get(const struct blkdev *dev, enum zr_case_id id,
+			struct zr_case *c)
 {
-	unsigned long long lbs = present ? dev->lbs : 512;
+	unsigned long long lbs = dev->lbs;
 	/* 1 GiB in, or 16 MiB in on a small device (scsi_debug made here). */
-	unsigned long long base = present && dev->size < 1 * GiB + 128 * MiB ?
+	unsigned long long base = dev->size < 1 * GiB + 128 * MiB ?
 				  16 * MiB : 1 * GiB;
 	unsigned long long M2 = 2 * MiB;
-	struct zr_case cases[NR_CASES] = {
-		{ "1 logical block", base + 7 * lbs, lbs },
-		{ "unaligned head+tail across two 2MiB boundaries",
-		  base + M2 - 3 * lbs, 2 * M2 + 5 * lbs },
-		{ "exactly 2MiB, aligned", base + 16 * MiB, M2 },
-		{ "2MiB - 1 block", base + 32 * MiB, M2 - lbs },
-		{ "2MiB + 1 block", base + 48 * MiB, M2 + lbs },
-		{ "255x2MiB", 512 * MiB, 255 * M2 },
-		{ "256x2MiB, start 1 block past 2MiB", 512 * MiB + lbs,
-		  256 * M2 },
-		{ "257x2MiB", 512 * MiB, 257 * M2 },
-		{ ">4GiB in one call (4GiB+2MiB+2 blocks)", base - lbs,
-		  4 * GiB + M2 + 2 * lbs },
-		{ "whole device", 0, 0 },
-		{ "fallocate(ZERO_RANGE|KEEP_SIZE) 3MiB+2 blocks unaligned",
-		  base + 80 * MiB + lbs, 3 * MiB + 2 * lbs, ZR_FALLOCATE },
+	const struct zr_case cases[] = {
+		[ZC_ONE_BLOCK] = { "1 logical block", base + 7 * lbs, lbs },
+		[ZC_UNALIGNED] = { "unaligned head+tail across two 2MiB boundaries",
+				   base + M2 - 3 * lbs, 2 * M2 + 5 * lbs },
+		[ZC_EXACT_2M] = { "exactly 2MiB, aligned", base + 16 * MiB, M2 },
+		[ZC_2M_MINUS] = { "2MiB - 1 block", base + 32 * MiB, M2 - lbs },
+		[ZC_2M_PLUS] = { "2MiB + 1 block", base + 48 * MiB, M2 + lbs },
+		[ZC_255X2M] = { "255x2MiB", 512 * MiB, 255 * M2 },
+		[ZC_256X2M_OFF] = { "256x2MiB, start 1 block past 2MiB",
+				    512 * MiB + lbs, 256 * M2 },
+		[ZC_257X2M] = { "257x2MiB", 512 * MiB, 257 * M2 },
+		[ZC_OVER_4G] = { ">4GiB in one call (4GiB+2MiB+2 blocks)",
+				 base - lbs, 4 * GiB + M2 + 2 * lbs },
+		[ZC_WHOLE] = { "whole device", 0, dev->size },
+		[ZC_FALLOCATE] = { "fallocate(ZERO_RANGE|KEEP_SIZE) 3MiB+2 blocks unaligned",
+				   base + 80 * MiB + lbs, 3 * MiB + 2 * lbs,
+				   ZR_FALLOCATE },
 	};
-	struct zr_result res;
-	char desc[160];
-	int fd = -1, i, ret;
 
-	if (present) {
-		cases[9].len = dev->size;
-		fd = open(dev->path, O_RDWR | O_DIRECT);
-		if (fd < 0) {
-			ksft_print_msg("open %s: %s\n", dev->path,
-				       strerror(errno));
-			present = 0;
-			why = "cannot open the device";
-		}
-	}
-	for (i = 0; i < NR_CASES; i++) {
-		const struct zr_case *c = &cases[i];
-
-		snprintf(desc, sizeof(desc), "%s%s [%llu+%llu]",
-			 c->method == ZR_FALLOCATE ? "" : "zeroout ",
-			 c->desc, c->start, c->len);
-		if (!present) {
-			ksft_test_result_skip("%s: %s\n", desc, why);
-			continue;
-		}
-		if (c->start + c->len > dev->size) {
-			ksft_test_result_skip("%s on %s: device has only %llu MiB\n",
-					      desc, dev->name,
-					      dev->size / MiB);
-			continue;
-		}
-		ret = zr_run(fd, dev, c->start, c->len, c->method, &res, NULL);
-		zr_report(desc, dev, ret, &res);
-	}
-	if (fd >= 0)
-		close(fd);
+	*c = cases[id];
 }
 
-static void test_shape(const struct blkdev *dev, int present)
+/* Pattern, zero, verify one case (zr_run()): zeros, neighbours intact. */
+static void run_case(struct __test_metadata *_metadata,
+		     const struct blkdev *dev, enum zr_case_id id)
+{
+	struct zr_result res;
+	struct zr_case c;
+	char desc[160];
+	int fd, ret;
+
+	zr_case_get(dev, id, &c);
+	snprintf(desc, sizeof(desc), "%s%s [%llu+%llu]",
+		 c.method == ZR_FALLOCATE ? "" : "zeroout ", c.desc, c.start,
+		 c.len);
+	if (c.start + c.len > dev->size)
+		SKIP(return, "%s on %s: device has only %llu MiB", desc,
+		     dev->name, dev->size / MiB);
+	fd = open(dev->path, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		SKIP(return, "%s: cannot open %s: %s", desc, dev->path,
+		     strerror(errno));
+	ret = zr_run(fd, dev, c.start, c.len, c.method, &res, NULL);
+	close(fd);
+	EXPECT_TRUE(zr_verdict(desc, dev, ret, &res));
+}
+
+/*
+ * The bio shape of a 1 GiB BLKZEROOUT without Write Zeroes: 2 MiB huge
+ * zero folio bvecs (up to 16 MiB bios for a killable caller) give at
+ * most ZR_HUGE_MAX_BIOS, a kernel without THP 4 KiB ZERO_PAGE bvecs and
+ * about 1024. Runs first: the cases must not have warmed anything up.
+ */
+TEST_F_TIMEOUT(zeroout, shape_1g, 600)
 {
 	/* Away from the cases' ranges where the device has room. */
-	unsigned long long start = present && dev->size >= 3 * GiB ? 2 * GiB : 0;
+	unsigned long long start = self->dev.size >= 3 * GiB ? 2 * GiB : 0;
 	long lo = 1, hi = ZR_HUGE_MAX_BIOS;
 	const char *bvecs = "2MiB bvecs";
 	struct zr_result res;
 	long bios;
 	int fd, ret;
 
+	if (variant->want_wz)
+		SKIP(return, "bio shape only without Write Zeroes (the zero folio path)");
 	if (access(ZR_THP_DIR, F_OK)) {
 		lo = ZR_SMALL_MIN_BIOS;
 		hi = ZR_SMALL_MAX_BIOS;
 		bvecs = "no THP: 4KiB ZERO_PAGE bvecs";
 	}
-
-	if (!present || start + SHAPE_LEN > dev->size) {
-		ksft_test_result_skip("zeroout 1GiB bio shape: %s\n",
-				      present ? "device smaller than 1 GiB" :
-				      "no device without Write Zeroes");
-		return;
-	}
-	fd = open(dev->path, O_RDWR | O_DIRECT);
-	if (fd < 0) {
-		ksft_test_result_fail("zeroout 1GiB bio shape: open %s: %s\n",
-				      dev->path, strerror(errno));
-		return;
-	}
-	ret = zr_run(fd, dev, start, SHAPE_LEN, ZR_BLKZEROOUT, &res, &bios);
+	if (start + SHAPE_LEN > self->dev.size)
+		SKIP(return, "%s is smaller than 1 GiB", self->dev.name);
+	fd = open(self->dev.path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", self->dev.path,
+				strerror(errno));
+	ret = zr_run(fd, &self->dev, start, SHAPE_LEN, ZR_BLKZEROOUT, &res,
+		     &bios);
 	close(fd);
-
-	if (ret)
-		ksft_test_result_fail("zeroout 1GiB on %s: pattern I/O or tracefs setup failed: %s\n",
-				      dev->name, strerror(-ret));
-	else if (res.ret)
-		ksft_test_result_fail("zeroout 1GiB on %s: BLKZEROOUT failed: %s\n",
-				      dev->name, strerror(-res.ret));
-	else if (res.bad >= 0)
-		ksft_test_result_fail("zeroout 1GiB on %s: %s at byte %lld\n",
-				      dev->name, res.what, res.bad);
-	else if (bios < 0)
-		ksft_test_result_fail("zeroout 1GiB on %s: trace incomplete\n",
-				      dev->name);
-	else
-		ksft_test_result(bios >= lo && bios <= hi,
-				 "zeroout 1GiB on %s: %ld bios/GiB (pass iff %ld..%ld: %s), zeros, %.2fs\n",
-				 dev->name, bios, lo, hi, bvecs, res.secs);
+	if (ret == -BLK_ESKIP)
+		SKIP(return, "no block tracepoints in a tracefs instance");
+	EXPECT_TRUE(zr_verdict("zeroout 1GiB", &self->dev, ret, &res));
+	EXPECT_TRUE(zr_bios_verdict("zeroout 1GiB", &self->dev, bios, lo, hi,
+				    bvecs));
 }
 
-static void test_killable(const struct blkdev *dev, int present)
+TEST_F_TIMEOUT(zeroout, one_block, 600)
 {
-	struct zr_result res;
-	int fd, pipefd[2], status, reaped = 0;
-	double t_kill, waited = 0;
+	run_case(_metadata, &self->dev, ZC_ONE_BLOCK);
+}
+
+TEST_F_TIMEOUT(zeroout, unaligned_across_2m, 600)
+{
+	run_case(_metadata, &self->dev, ZC_UNALIGNED);
+}
+
+TEST_F_TIMEOUT(zeroout, exact_2m, 600)
+{
+	run_case(_metadata, &self->dev, ZC_EXACT_2M);
+}
+
+TEST_F_TIMEOUT(zeroout, len_2m_minus_block, 600)
+{
+	run_case(_metadata, &self->dev, ZC_2M_MINUS);
+}
+
+TEST_F_TIMEOUT(zeroout, len_2m_plus_block, 600)
+{
+	run_case(_metadata, &self->dev, ZC_2M_PLUS);
+}
+
+TEST_F_TIMEOUT(zeroout, x255_2m, 600)
+{
+	run_case(_metadata, &self->dev, ZC_255X2M);
+}
+
+TEST_F_TIMEOUT(zeroout, x256_2m_off_block, 600)
+{
+	run_case(_metadata, &self->dev, ZC_256X2M_OFF);
+}
+
+TEST_F_TIMEOUT(zeroout, x257_2m, 600)
+{
+	run_case(_metadata, &self->dev, ZC_257X2M);
+}
+
+TEST_F_TIMEOUT(zeroout, over_4g, 600)
+{
+	run_case(_metadata, &self->dev, ZC_OVER_4G);
+}
+
+TEST_F_TIMEOUT(zeroout, whole_device, 600)
+{
+	run_case(_metadata, &self->dev, ZC_WHOLE);
+}
+
+TEST_F_TIMEOUT(zeroout, fallocate_3m_unaligned, 600)
+{
+	run_case(_metadata, &self->dev, ZC_FALLOCATE);
+}
+
+/*
+ * SIGKILL a BLKZEROOUT of KILL_LEN KILL_DELAY_US after it started; the
+ * seconds from the kill until the child was reaped go to *@waited, its
+ * wait status to *@status. Returns 0, or -errno if the child could not
+ * start (1: could not open the device) or was not reaped within 60 s.
+ */
+static int kill_zeroout(const struct blkdev *dev, double *waited,
+			int *status)
+{
+	int fd, pipefd[2];
+	double t_kill;
 	pid_t pid;
 	char c;
 
-	if (!present || KILL_LEN > dev->size) {
-		ksft_test_result_skip("zeroout killable: no device without Write Zeroes of >= 6 GiB\n");
-		ksft_test_result_skip("zeroout after kill: not run\n");
-		return;
-	}
+	*waited = 0;
 	if (pipe(pipefd))
-		ksft_exit_fail_perror("pipe");
+		return -errno;
 	pid = fork();
-	if (pid < 0)
-		ksft_exit_fail_perror("fork");
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -errno;
+	}
 	if (!pid) {
 		close(pipefd[0]);
 		fd = open(dev->path, O_RDWR);
@@ -178,93 +279,73 @@ static void test_killable(const struct blkdev *dev, int present)
 	close(pipefd[1]);
 	if (read(pipefd[0], &c, 1) != 1) {
 		close(pipefd[0]);
-		waitpid(pid, &status, 0);
-		ksft_test_result_fail("zeroout killable: child could not open %s\n",
-				      dev->path);
-		ksft_test_result_skip("zeroout after kill: not run\n");
-		return;
+		waitpid(pid, status, 0);
+		return 1;
 	}
 	close(pipefd[0]);
 	usleep(KILL_DELAY_US);
 	kill(pid, SIGKILL);
 	t_kill = now_sec();
-	while (waited < 60) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = 1;
-			break;
+	while (*waited < 60) {
+		if (waitpid(pid, status, WNOHANG) == pid) {
+			*waited = now_sec() - t_kill;
+			return 0;
 		}
 		usleep(10000);
-		waited = now_sec() - t_kill;
+		*waited = now_sec() - t_kill;
 	}
-	waited = now_sec() - t_kill;
-	if (!reaped) {
-		ksft_test_result_fail("zeroout killable: BLKZEROOUT of 6GiB on %s not reaped %.1fs after SIGKILL\n",
-				      dev->name, waited);
-		waitpid(pid, &status, 0);
-	} else {
-		ksft_test_result(WIFSIGNALED(status) &&
-				 WTERMSIG(status) == SIGKILL &&
-				 waited <= KILL_REAP_SECS,
-				 "zeroout killable: BLKZEROOUT of 6GiB on %s killed after 0.5s, reaped in %.2fs (limit %.0fs under TCG)%s\n",
-				 dev->name, waited, KILL_REAP_SECS,
-				 WIFSIGNALED(status) ? "" :
-				 ", but the child exited: zeroout finished first");
-	}
+	waitpid(pid, status, 0);
+	return -ETIMEDOUT;
+}
 
-	fd = open(dev->path, O_RDWR | O_DIRECT);
-	if (fd < 0) {
-		ksft_test_result_fail("zeroout after kill: open: %s\n",
-				      strerror(errno));
-		return;
-	}
-	zr_report("zeroout after kill: 1MiB+1 block",
-		  dev, zr_run(fd, dev, 64 * MiB + dev->lbs, MiB + dev->lbs,
-			      ZR_BLKZEROOUT, &res, NULL), &res);
+/* A large zeroout can still be killed, and is reaped quickly. */
+TEST_F_TIMEOUT(zeroout, killable, 600)
+{
+	double waited;
+	int status, ret;
+
+	if (variant->want_wz)
+		SKIP(return, "only without Write Zeroes (the zero folio path)");
+	if (self->dev.size < KILL_LEN)
+		SKIP(return, "needs a device without Write Zeroes of >= 6 GiB");
+	ret = kill_zeroout(&self->dev, &waited, &status);
+	ASSERT_NE(1, ret) TH_LOG("child could not open %s", self->dev.path);
+	ASSERT_NE(-ETIMEDOUT, ret)
+		TH_LOG("BLKZEROOUT of 6GiB on %s not reaped %.1fs after SIGKILL",
+		       self->dev.name, waited);
+	ASSERT_EQ(0, ret) TH_LOG("pipe or fork: %s", strerror(-ret));
+	ksft_print_msg("BLKZEROOUT of 6GiB on %s killed after 0.5s, reaped in %.2fs%s\n",
+		       self->dev.name, waited, WIFSIGNALED(status) ? "" :
+		       ", but the child exited: zeroout finished first");
+	ksft_print_msg("pass iff killed by SIGKILL and reaped within %.0fs (limit under TCG)\n",
+		       KILL_REAP_SECS);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_GE(KILL_REAP_SECS, waited);
+}
+
+/* After a killed zeroout the device still zeroes correctly. */
+TEST_F_TIMEOUT(zeroout, after_kill, 600)
+{
+	struct zr_result res;
+	double waited;
+	int fd, status, ret;
+
+	if (variant->want_wz)
+		SKIP(return, "only without Write Zeroes (the zero folio path)");
+	if (self->dev.size < KILL_LEN)
+		SKIP(return, "needs a device without Write Zeroes of >= 6 GiB");
+	ret = kill_zeroout(&self->dev, &waited, &status);
+	ASSERT_EQ(0, ret) TH_LOG("killed zeroout did not run or was not reaped (%d)",
+				 ret);
+	ksft_print_msg("BLKZEROOUT of 6GiB on %s killed, reaped in %.2fs\n",
+		       self->dev.name, waited);
+	fd = open(self->dev.path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ret = zr_run(fd, &self->dev, 64 * MiB + self->dev.lbs,
+		     MiB + self->dev.lbs, ZR_BLKZEROOUT, &res, NULL);
 	close(fd);
+	EXPECT_TRUE(zr_verdict("zeroout after kill: 1MiB+1 block", &self->dev,
+			       ret, &res));
 }
 
-/* A device by name or made here (blk_find()); skip or fail with the reason. */
-static int get_dev(const char *env, int want_wz, struct blkdev *dev,
-		   char *why, size_t whylen)
-{
-	int ret;
-
-	/* Made: a null_blk without Write Zeroes, a scsi_debug disk with. */
-	ret = blk_find(env, want_wz, want_wz ? 0 : 512, NOWZ_MADE_MB, dev,
-		       why, whylen);
-	if (ret && ret != -BLK_ESKIP)
-		ksft_exit_fail_msg("%s\n", why);
-	return !ret;
-}
-
-int main(void)
-{
-	char why_nowz[256], why_wz[256];
-	struct blkdev nowz, wz;
-	int has_nowz, has_wz;
-
-	ksft_print_header();
-	if (geteuid())
-		ksft_exit_skip("must be run as root\n");
-	if (!trace_available())
-		ksft_exit_skip("no block tracepoints in " TRACEFS "\n");
-	has_nowz = get_dev("BLK_NOWZ_DEV", 0, &nowz, why_nowz,
-			   sizeof(why_nowz));
-	has_wz = get_dev("BLK_WZ_DEV", 1, &wz, why_wz, sizeof(why_wz));
-	if (!has_nowz && !has_wz)
-		ksft_exit_skip("no device: %s; %s\n", why_nowz, why_wz);
-	if (has_nowz)
-		ksft_print_msg("no Write Zeroes: %s, %llu MiB, %u-byte blocks\n",
-			       nowz.name, nowz.size / MiB, nowz.lbs);
-	if (has_wz)
-		ksft_print_msg("Write Zeroes: %s, %llu MiB, %u-byte blocks, write_zeroes_max_bytes %llu\n",
-			       wz.name, wz.size / MiB, wz.lbs, wz.wz_max);
-
-	ksft_set_plan(2 * NR_CASES + 3);
-	/* Shape first: the cases must not have warmed anything up for it. */
-	test_shape(&nowz, has_nowz);
-	run_cases(&nowz, has_nowz, why_nowz);
-	run_cases(&wz, has_wz, why_wz);
-	test_killable(&nowz, has_nowz);
-	ksft_finished();
-}
+TEST_HARNESS_MAIN

@@ -31,15 +31,20 @@
 
 #define ZR_FAIL_DIR		"/sys/kernel/debug/fail_page_alloc/"
 
+/* The fail_page_alloc knobs zr_fail_order9() sets, probability first. */
+#define ZR_FAIL_KNOBS		9
+
 /*
  * Make fail_page_alloc fail allocations of order 9 and up (the huge zero
  * folio) with @probability percent, whatever their GFP flags and task;
- * "0" turns it off. Returns 0, or -errno of the first knob that could not
- * be set (and then turns it off).
+ * "0" turns it off. With @saved (ZR_FAIL_KNOBS of them) each knob is
+ * saved on its first write, for zr_fail_restore(). Returns 0, or -errno
+ * of the first knob that could not be set (and then turns it off).
  */
-static inline int zr_fail_order9(const char *probability)
+static inline int zr_fail_order9(struct blk_saved *saved,
+				 const char *probability)
 {
-	static const char * const set[][2] = {
+	static const char * const set[ZR_FAIL_KNOBS][2] = {
 		{ "probability", "0" },
 		{ "min-order", "9" },
 		{ "times", "-1" },
@@ -50,25 +55,35 @@ static inline int zr_fail_order9(const char *probability)
 		{ "interval", "1" },
 		{ "space", "0" },
 	};
+	int off = !strcmp(probability, "0");
+	unsigned int i, n = off ? 1 : ZR_FAIL_KNOBS + 1;
 	char path[256];
-	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	if (!strcmp(probability, "0"))
-		return blk_sysfs_write(ZR_FAIL_DIR "probability", "0");
-	for (i = 0; i < ARRAY_SIZE(set); i++) {
-		snprintf(path, sizeof(path), ZR_FAIL_DIR "%s", set[i][0]);
-		ret = blk_sysfs_write(path, set[i][1]);
-		if (ret) {
-			ksft_print_msg("%s = %s: %s\n", path, set[i][1],
+	/* Probability to 0, the other knobs, then probability (unless off). */
+	for (i = 0; i < n && !ret; i++) {
+		unsigned int k = i % ZR_FAIL_KNOBS;
+		const char *val = i == ZR_FAIL_KNOBS ? probability : set[k][1];
+
+		snprintf(path, sizeof(path), ZR_FAIL_DIR "%s", set[k][0]);
+		ret = saved ? blk_sysfs_set_saved(&saved[k], path, val) :
+		      blk_sysfs_write(path, val);
+		if (ret)
+			ksft_print_msg("%s = %s: %s\n", path, val,
 				       strerror(-ret));
-			return ret;
-		}
 	}
-	ret = blk_sysfs_write(ZR_FAIL_DIR "probability", probability);
 	if (ret)
 		blk_sysfs_write(ZR_FAIL_DIR "probability", "0");
 	return ret;
+}
+
+/* Put back what zr_fail_order9() changed: probability first. */
+static inline void zr_fail_restore(struct blk_saved *saved)
+{
+	unsigned int i;
+
+	for (i = 0; i < ZR_FAIL_KNOBS; i++)
+		blk_saved_restore(&saved[i]);
 }
 
 enum zr_method { ZR_BLKZEROOUT, ZR_FALLOCATE };
@@ -166,20 +181,22 @@ static inline int zr_neighbour(int fd, const struct blkdev *dev,
 /*
  * Pattern, zero with @method, verify. @fd is the device opened O_RDWR |
  * O_DIRECT. With @bios, the zeroing call alone is traced and *@bios is
- * the number of bios it queued on @dev (block_bio_queue), or -1 if the
- * trace was incomplete. Returns 0 if every step ran (res says whether the
- * data was right), or -errno of a failed pattern write / read back or
- * trace setup.
+ * the number of bios it queued on @dev (block_bio_queue, through a
+ * private trace instance), or -1 if the trace was incomplete. Returns 0
+ * if every step ran (res says whether the data was right), or -errno of
+ * a failed pattern write / read back or trace setup (-BLK_ESKIP: no
+ * tracing in this kernel).
  */
 static inline int zr_run(int fd, const struct blkdev *dev,
 			 unsigned long long start, unsigned long long len,
 			 enum zr_method method, struct zr_result *res,
 			 long *bios)
 {
-	static const char * const events[] = { "block_bio_queue", NULL };
 	int has_before = start >= dev->lbs;
 	int has_after = start + len + dev->lbs <= dev->size;
-	struct dev_trace t;
+	struct blk_trace_sum sum;
+	struct blk_trace t;
+	char name[64], msg[256];
 	double t0;
 	int ret;
 
@@ -195,11 +212,16 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 		ret = zr_neighbour(fd, dev, start - dev->lbs, 0, res, NULL);
 	if (!ret && has_after)
 		ret = zr_neighbour(fd, dev, start + len, 0, res, NULL);
-	/* 1024 bios per GiB with 4 KiB bvecs: 8 MiB per CPU is plenty. */
+	/*
+	 * 1024 bios per GiB with 4 KiB bvecs, 8192 requests at 128 KiB:
+	 * 8 MiB per CPU is plenty.
+	 */
 	if (!ret && bios) {
-		ret = trace_start(&t, dev, events, 8192);
+		snprintf(name, sizeof(name), "zeroout_%d", getpid());
+		ret = blk_trace_create(&t, name, dev->major, dev->minor, 8192,
+				       msg, sizeof(msg));
 		if (ret)
-			trace_stop(&t);
+			ksft_print_msg("%s\n", msg);
 	}
 	if (ret)
 		return ret;
@@ -213,8 +235,8 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 			   -errno : 0;
 	res->secs = now_sec() - t0;
 	if (bios) {
-		*bios = trace_collect(&t, "block_bio_queue", NULL, NULL);
-		trace_stop(&t);
+		*bios = blk_trace_collect(&t, 'W', &sum) ? -1 : sum.bios;
+		blk_trace_destroy(&t);
 	}
 	if (res->ret)
 		return 0;
@@ -229,30 +251,48 @@ static inline int zr_run(int fd, const struct blkdev *dev,
 	return ret;
 }
 
-/* Report one zr_run() as a TAP line saying what was proved. */
-static inline int zr_report(const char *desc, const struct blkdev *dev,
-			    int ret, const struct zr_result *res)
+/*
+ * The verdict on one zr_run(): print what was measured and the pass
+ * criterion, return 1 if it passed.
+ */
+static inline int zr_verdict(const char *desc, const struct blkdev *dev,
+			     int ret, const struct zr_result *res)
 {
 	const char *scope = res->samples > 1 ? "sampled" : "in full";
 
-	if (ret) {
-		ksft_test_result_fail("%s on %s: pattern I/O failed: %s\n",
-				      desc, dev->name, strerror(-ret));
-		return 0;
-	}
-	if (res->ret) {
-		ksft_test_result_fail("%s on %s: zeroing failed: %s\n",
-				      desc, dev->name, strerror(-res->ret));
-		return 0;
-	}
-	if (res->bad >= 0) {
-		ksft_test_result_fail("%s on %s: %s at byte %lld\n",
-				      desc, dev->name, res->what, res->bad);
-		return 0;
-	}
-	ksft_test_result_pass("%s on %s: zeros (%s, %lu pieces), neighbours intact, %.2fs\n",
-			      desc, dev->name, scope, res->samples, res->secs);
-	return 1;
+	if (ret)
+		ksft_print_msg("%s on %s: pattern I/O or trace setup failed: %s\n",
+			       desc, dev->name, strerror(-ret));
+	else if (res->ret)
+		ksft_print_msg("%s on %s: zeroing failed: %s\n",
+			       desc, dev->name, strerror(-res->ret));
+	else if (res->bad >= 0)
+		ksft_print_msg("%s on %s: %s at byte %lld\n",
+			       desc, dev->name, res->what, res->bad);
+	else
+		ksft_print_msg("%s on %s: zeros (%s, %lu pieces), neighbours intact, %.2fs\n",
+			       desc, dev->name, scope, res->samples,
+			       res->secs);
+	ksft_print_msg("%s: pass iff the call succeeds, the range reads zeros and the blocks around it keep their pattern\n",
+		       desc);
+	return !ret && !res->ret && res->bad < 0;
+}
+
+/*
+ * The verdict on a traced 1 GiB zr_run()'s bio count: @lo..@hi bios of
+ * @what.
+ */
+static inline int zr_bios_verdict(const char *desc, const struct blkdev *dev,
+				  long bios, long lo, long hi,
+				  const char *what)
+{
+	if (bios < 0)
+		ksft_print_msg("%s on %s: trace incomplete\n", desc,
+			       dev->name);
+	else
+		ksft_print_msg("%s on %s: %ld bios/GiB; pass iff %ld..%ld (%s)\n",
+			       desc, dev->name, bios, lo, hi, what);
+	return bios >= lo && bios <= hi;
 }
 
 #endif /* ZEROOUT_COMMON_H */
