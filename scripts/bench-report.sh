@@ -126,10 +126,20 @@ awk -F'\t' '
 	END { for (i = 1; i <= n; i++) if (o[i] ~ /^(zero|mkfs)-/) print o[i], (o[i] in b ? b[o[i]] : "0 0 0"), (o[i] in p ? p[o[i]] : "0 0 0")
 	      print ""; print ""
 	      for (i = 1; i <= n; i++) if (o[i] !~ /^(zero|mkfs)-/) print o[i], (o[i] in b ? b[o[i]] : "0 0 0"), (o[i] in p ? p[o[i]] : "0 0 0") }' "$summary" >"$plot"
+# A panel only for a kind of case that ran (CASES= may leave one empty).
+nzero=$(awk -F'\t' '$1 ~ /^(zero|mkfs)-/' "$summary" | wc -l)
+ndio=$(awk -F'\t' '$1 !~ /^(zero|mkfs)-/' "$summary" | wc -l)
+panels=$(( (nzero > 0) + (ndio > 0) ))
+zero_plot='plot "'$plot'" index 0 using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index 0 using 5:6:7 title "patched" lc rgb "#ee6677"'
+# gnuplot does not count an empty leading block as an index.
+di=$(( nzero > 0 ? 1 : 0 ))
+dio_plot='plot "'$plot'" index '$di' using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index '$di' using 5:6:7 title "patched" lc rgb "#ee6677"'
+[ "$nzero" -gt 0 ] || zero_plot=''
+[ "$ndio" -gt 0 ] || dio_plot=''
 gnuplot <<GP
-set terminal pngcairo noenhanced size 1400,1000 font ",11"
+set terminal pngcairo noenhanced size 1400,$((500 * panels)) font ",11"
 set output "$out/throughput.png"
-set multiplot layout 2,1 title "make bench: median throughput in the guest, bars min-max (baseline ${kb:-?} vs patched ${kp:-?})"
+set multiplot layout $panels,1 title "make bench: median throughput in the guest, bars min-max (baseline ${kb:-?} vs patched ${kp:-?})"
 set style data histogram
 set style histogram errorbars gap 2 lw 1.5
 set style fill solid 0.6 border -1
@@ -139,15 +149,15 @@ set key top left
 set yrange [0:*]
 set ylabel "MiB/s"
 set title "Zeroing: BLKZEROOUT without Write Zeroes at MDTS 5, 7, 9, with Write Zeroes (reference); mkfs.ext4 of 16 GiB (device MiB per s)"
-plot "$plot" index 0 using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index 0 using 5:6:7 title "patched" lc rgb "#ee6677"
+$zero_plot
 set title "Direct I/O: fio reads and writes (ordinary buffers), irr*: 64 MiB I/Os from the kselftest's irregular buffer; suffix: max_sectors_kb (def 512)"
 set xtics rotate by -20
-plot "$plot" index 1 using 2:3:4:xtic(1) title "baseline" lc rgb "#4477aa", "" index 1 using 5:6:7 title "patched" lc rgb "#ee6677"
+$dio_plot
 unset multiplot
 GP
 
 # Request-size histograms, one PNG per case.
-while IFS=$'\t' read -r c k _ _ _ _ _ _ _ _ _ _ hist; do
+while IFS=$'\t' read -r c k _ _ _ _ _ _ _ _ _ _ hist _; do
 	tr ',' '\n' <<<"$hist" | awk -F: -v k="$k" 'NF == 2 { print $1, k, $2 }' >>"$out/hist-$c.dat"
 done <"$summary"
 for dat in "$out"/hist-*.dat; do
