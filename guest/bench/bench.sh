@@ -53,7 +53,11 @@ trace_on() { # dev
 	echo 1 >$T/tracing_on
 }
 
-pins() { awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat; }
+# stat_refresh first: /proc/vmstat alone lags by the per-CPU deltas.
+pins() {
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	awk '$1 == "nr_foll_pin_acquired" { print $2 }' /proc/vmstat
+}
 
 trace_off() { # case pins
 	echo 0 >$T/tracing_on
