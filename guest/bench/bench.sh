@@ -126,6 +126,7 @@ run_case() {
 			per = int((n + kb * 1024 - 1) / (kb * 1024)); printf "%d", per * 1073741824 / n }')
 	fi
 	if [ "$traced" = 1 ]; then
+		p0=$(pins)
 		trace_on "$dev"
 	else
 		# Markers only, for timestamps in microseconds (busybox date
@@ -134,7 +135,7 @@ run_case() {
 		: >$T/trace
 		echo 1 >$T/tracing_on
 	fi
-	w0=$(uptime_cs) c0=$(busy_jiffies) p0=$(pins)
+	w0=$(uptime_cs) c0=$(busy_jiffies)
 	if [ $kind = dio ]; then
 		op='read'
 		case $c in irrwrite*) op='write' ;; esac
