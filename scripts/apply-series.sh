@@ -14,9 +14,7 @@ wb_series "$dir"
 for p in "${wb_patches[@]}"; do
 	[ -f "$dir/$p" ] || { echo "apply-series: $dir/series lists $p, which is not in $dir" >&2; exit 1; }
 done
-stamp=$(cd "$dir" && cat series "${wb_patches[@]}" | sha1sum | cut -d' ' -f1)
-stampfile=$(git -C "$tree" rev-parse --git-dir)/wb-series-applied
-if [ "$(cat "$stampfile" 2>/dev/null)" = "$stamp $(git -C "$tree" rev-parse HEAD)" ]; then
+if wb_applied_stamp "$tree" "$dir" check; then
 	echo "apply-series: ${#wb_patches[@]} patches already applied on $tree"
 	exit 0
 fi
@@ -40,5 +38,5 @@ for p in "${wb_patches[@]}"; do
 		wb_git -C "$tree" notes add -f -m "$changelog" HEAD
 	fi
 done
-echo "$stamp $(git -C "$tree" rev-parse HEAD)" >"$stampfile"
+wb_applied_stamp "$tree" "$dir" write
 echo "apply-series: applied ${#wb_patches[@]} patches: $(git -C "$tree" log -1 --format='%h %s')"

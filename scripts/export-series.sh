@@ -5,7 +5,13 @@
 # notes below "---"), rewrites PATCHDIR/series, and copies every file the
 # series adds to its kernel path in this repository (block/, tools/,
 # Documentation/). PATCHDIR/0000-cover-letter.patch is kept as it is.
+# A second series (a PATCHDIR other than the repository's patches/, such
+# as patches/v7.0) shares those copies: a file it adds with other content
+# goes to PATCHDIR/added/ at its kernel path instead (wb_added_copy).
 set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tree=$1 base=$2 dir=$3
 repo=$(realpath "$(dirname "$0")/..")
@@ -17,8 +23,15 @@ git -C "$tree" format-patch -q --notes --numbered --zero-commit \
 find "$dir" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
 	-printf '%f\n' | sort >"$dir/series"
 
+[ "$(realpath "$dir")" = "$repo/patches" ] || rm -rf "$dir/added"
 git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; do
-	mkdir -p "$repo/$(dirname "$f")"
-	cp "$tree/$f" "$repo/$f"
+	copy=$(wb_added_copy "$dir" "$f")
+	if [ "$copy" = "$repo/$f" ] && [ "$(realpath "$dir")" != "$repo/patches" ] &&
+		[ -f "$copy" ] && ! cmp -s "$tree/$f" "$copy"; then
+		copy=$dir/added/$f
+	fi
+	mkdir -p "$(dirname "$copy")"
+	cp "$tree/$f" "$copy"
 done
+wb_applied_stamp "$tree" "$dir" write
 echo "export-series: $n patches in $dir, added files copied to $repo"

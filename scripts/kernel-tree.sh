@@ -1,19 +1,27 @@
 #!/bin/bash
-# Usage: scripts/kernel-tree.sh BUILD_DIR [KERNEL_TREE]
-# Makes BUILD_DIR/linux-base (the unpatched 6.12 base, detached) and
+# Usage: scripts/kernel-tree.sh BUILD_DIR VERSION [KERNEL_TREE]
+# Makes BUILD_DIR/linux-base (the unpatched base, detached) and
 # BUILD_DIR/linux-patched (branch blk-series, reset to the base) as git
 # worktrees of one source repository: KERNEL_TREE if given (a user's own
-# 6.12 git tree, its HEAD is the base), else BUILD_DIR/linux-src, a bare
-# repository, Debian's linux-source-6.12 unpacked once and committed.
+# git tree of Linux VERSION, its HEAD is the base), else BUILD_DIR/linux-src,
+# a bare repository, the release tarball unpacked once and committed:
+# VERSION 6.12 is Debian's linux-source-6.12, 7.0 is ../shared/linux-7.0.tar.xz
+# (LINUX_7_0_TARBALL overrides the path).
 # Fails early when the disk has too little room for the workbench.
 # Prints the exact kernel version. Idempotent.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-build=$(realpath -m "$1")
-src=${2:-}
-tarball=/usr/src/linux-source-6.12.tar.xz
+build=$(realpath -m "$1") want=$2
+src=${3:-}
+case $want in
+6.12)	tarball=/usr/src/linux-source-6.12.tar.xz
+	origin="Debian linux-source-6.12" hint="apt-get install linux-source-6.12" ;;
+7.0)	tarball=${LINUX_7_0_TARBALL:-$(realpath -m "$(dirname "$0")/../../shared/linux-7.0.tar.xz")}
+	origin="linux-7.0.tar.xz" hint="set LINUX_7_0_TARBALL to its path" ;;
+*)	echo "kernel-tree: no series for Linux $want (BASE=6.12 or BASE=7.0)" >&2; exit 1 ;;
+esac
 mkdir -p "$build"
 
 # Linux's version from the top-level Makefile of a commit.
@@ -28,7 +36,7 @@ if [ -z "$src" ]; then
 	# A bare repository: the worktrees below are the only checkouts.
 	src=$(wb_tree "$build" src)
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
-		[ -f "$tarball" ] || { echo "kernel-tree: $tarball missing (apt-get install linux-source-6.12)" >&2; exit 1; }
+		[ -f "$tarball" ] || { echo "kernel-tree: $tarball missing ($hint)" >&2; exit 1; }
 		# Two checkouts with their objects, the repository, the
 		# initramfs and the guest's scratch disks: about 6 GiB.
 		need=8 free=$(( $(df -Pk "$build" | awk 'NR == 2 { print $4 }') / 1048576 ))
@@ -41,14 +49,14 @@ if [ -z "$src" ]; then
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
 		tar -xf "$tarball" -C "$src.tmp" --strip-components=1
-		git init -q --bare -b debian "$src"
+		git init -q --bare -b release "$src"
 		# Debian's top-level .gitignore ignores /*, so add with -f.
 		git --git-dir="$src" --work-tree="$src.tmp" add -f .
 		# Dated by the tarball, so every machine gets the same base hash.
 		stamp="@$(stat -c %Y "$tarball") +0000"
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
 		git "${WB_IDENT[@]}" --git-dir="$src" --work-tree="$src.tmp" \
-			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from Debian linux-source-6.12"
+			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from $origin"
 		git -C "$src" tag base
 		rm -rf "$src.tmp"
 		echo "kernel-tree: committed base in $(( $(date +%s) - start ))s"
@@ -63,8 +71,8 @@ fi
 
 version=$(kernelversion "$src" "$base")
 case $version in
-6.12|6.12.*) ;;
-*) echo "kernel-tree: $src is Linux $version, the series targets 6.12" >&2; exit 1 ;;
+"$want"|"$want".*) ;;
+*) echo "kernel-tree: $src is Linux $version, BASE=$want wants $want" >&2; exit 1 ;;
 esac
 
 base_tree=$(wb_tree "$build" base)

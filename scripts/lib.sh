@@ -38,6 +38,38 @@ wb_series() {
 		-e 's/[[:space:]].*//' -e '/^$/d' "$1/series")
 }
 
+# wb_applied_stamp TREE PATCHDIR write|check: writes or checks the record
+# that TREE's HEAD is the series of PATCHDIR applied: the hash of
+# PATCHDIR/series and its patches, and HEAD, in TREE's git directory. scripts/apply-series.sh skips a series
+# that is applied already; scripts/export-series.sh, which writes the
+# patches from TREE, records that they are.
+wb_applied_stamp() {
+	local stamp file
+	wb_series "$2" || return 1
+	stamp=$(cd "$2" && cat series "${wb_patches[@]}" | sha1sum | cut -d' ' -f1)
+	stamp="$stamp $(git -C "$1" rev-parse HEAD)"
+	file=$(git -C "$1" rev-parse --absolute-git-dir)/wb-series-applied
+	if [ "$3" = write ]; then
+		echo "$stamp" >"$file"
+	else
+		[ "$(cat "$file" 2>/dev/null)" = "$stamp" ]
+	fi
+}
+
+# wb_added_copy PATCHDIR FILE: the repository's copy of FILE (a kernel
+# path) that the series in PATCHDIR adds: PATCHDIR/added/FILE where a
+# second series (patches/v7.0) adds it with content of its own, else
+# FILE at its kernel path in the repository, shared by the series.
+wb_added_copy() {
+	local repo
+	repo=$(realpath "$(dirname "${BASH_SOURCE[0]}")/..")
+	if [ -f "$1/added/$2" ]; then
+		printf '%s\n' "$(realpath "$1/added/$2")"
+	else
+		printf '%s\n' "$repo/$2"
+	fi
+}
+
 # The committer (and author) the workbench names where it must name one,
 # as git -c options, so that no git config is written: the base commit of
 # Debian's tree (scripts/kernel-tree.sh: the same on every machine, so
