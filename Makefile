@@ -13,7 +13,7 @@
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
 #   make test-all   test and test-nothp, one summary
 #   make check      every patch on its predecessors: checkpatch, builds,
-#                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
+#                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
 #                   user.name/user.email, each patch to its maintainers
 #                   and lists (SEND=1 sends; V=N version; TO=, CC= more)

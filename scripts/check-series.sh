@@ -30,6 +30,7 @@ TARGETS=(
 	"clang           x86_64  llvm                 workbench"
 	"arm64-4k-thp    arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
 	"arm64-4k-nothp  arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=n"
+	"arm64-16k-thp   arm64   aarch64-linux-gnu-   CONFIG_ARM64_16K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
 	"arm64-64k-thp   arm64   aarch64-linux-gnu-   CONFIG_ARM64_64K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
 	"arm64-64k-nothp arm64   aarch64-linux-gnu-   CONFIG_ARM64_64K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=n"
 	"i386-thp        i386    i686-linux-gnu-      CONFIG_TRANSPARENT_HUGEPAGE=y"

@@ -17,10 +17,10 @@ tree=$1 base=$2 dir=$3
 repo=$(realpath "$(dirname "$0")/..")
 n=$(git -C "$tree" rev-list --count "$base..HEAD")
 [ "$n" -gt 0 ] || { echo "export-series: no commits on $tree since $base" >&2; exit 1; }
-find "$dir" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
+find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
 git -C "$tree" format-patch -q --notes --numbered --zero-commit \
 	--no-signature -o "$(realpath "$dir")" "$base..HEAD"
-find "$dir" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
+find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
 	-printf '%f\n' | sort >"$dir/series"
 
 [ "$(realpath "$dir")" = "$repo/patches" ] || rm -rf "$dir/added"

@@ -74,6 +74,13 @@
 #define IO_NR_SEGS		3
 #define IO_MAX_LENS		12
 #define IO_SEED_PREFILL		1
+/*
+ * How long io_uring_rw() waits for its completion. A read punted to an
+ * io-wq worker after its REQ_NOWAIT try was seen never to run on Linux
+ * 7.0 under QEMU TCG, with and without the series: such a request is
+ * reported as stalled, not waited for until the harness kills the test.
+ */
+#define IO_URING_WAIT_S		10
 #define BIOS_DEV_MB		128
 #define BIOS_LEN		(64 * BLK_MiB)
 #define TRACE_KB		1024
@@ -482,12 +489,15 @@ static long io_aio(int fd, int write, const struct iovec *iov, off_t off,
 
 /*
  * One read or write of @iov through io_uring (raw system calls, one
- * submission, waited for): its result, or -errno if the ring cannot be
- * set up or entered.
+ * submission, waited for up to IO_URING_WAIT_S): its result, -ETIME if
+ * it did not complete in that time (closing the ring cancels it), or
+ * -errno if the ring cannot be set up or entered.
  */
 static long io_uring_rw(int fd, int write, const struct iovec *iov,
 			off_t off, int rw_flags)
 {
+	struct __kernel_timespec ts = { .tv_sec = IO_URING_WAIT_S };
+	struct io_uring_getevents_arg arg = { .ts = (unsigned long)&ts };
 	struct io_uring_params p;
 	struct io_uring_sqe *sqe = MAP_FAILED;
 	struct io_uring_cqe *cqe;
@@ -523,16 +533,17 @@ static long io_uring_rw(int fd, int write, const struct iovec *iov,
 	tail = (unsigned int *)(sq + p.sq_off.tail);
 	((unsigned int *)(sq + p.sq_off.array))[*tail & (p.sq_entries - 1)] = 0;
 	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
-	ret = syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS,
-		      NULL, 0);
-	if (ret < 0) {
+	ret = syscall(__NR_io_uring_enter, ring, 1, 1,
+		      IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg,
+		      sizeof(arg));
+	if (ret < 0 && errno != ETIME) {
 		ret = -errno;
 		goto out;
 	}
 	head = *(unsigned int *)(cq + p.cq_off.head);
 	if (head == __atomic_load_n((unsigned int *)(cq + p.cq_off.tail),
 				    __ATOMIC_ACQUIRE)) {
-		ret = -EIO;
+		ret = -ETIME;
 		goto out;
 	}
 	cqe = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
@@ -621,7 +632,7 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 	int vec = !strcmp(op, "preadv") || !strcmp(op, "pwritev");
 	int uring = !strncmp(op, "uring", 5);
 	int aio = !strncmp(op, "aio", 3);
-	size_t lens[IO_MAX_LENS], cap;
+	size_t lens[IO_MAX_LENS], cap, stalled = 0;
 	unsigned int failed = 0;
 	char what[160], list[160] = "", msg[256];
 	struct iovec iov[IO_NR_SEGS];
@@ -701,6 +712,14 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 			ret = preadv(d->fd, iov, nr, IO_DEV_OFF);
 		if (ret < 0 && !aio && !uring)
 			ret = -errno;
+		if (uring && ret == -ETIME) {
+			/*
+			 * No shape or data to check, and the buffer may yet
+			 * be written: stop here.
+			 */
+			stalled = len;
+			break;
+		}
 		ok = ret == (long)len;
 		EXPECT_EQ((long)len, ret)
 			TH_LOG("%s (%d segs, %lu pages, none merge): returned %ld, expected %zu",
@@ -745,6 +764,12 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 	}
 	ksft_print_msg("%s %s buffer+%u, lengths %s: %u of %d failed\n",
 		       d->label, op, off, list, failed, n);
+	if (stalled && failed)
+		ksft_print_msg("%s %s buffer+%u: %zu bytes not completed within %d s; stopped there\n",
+			       d->label, op, off, stalled, IO_URING_WAIT_S);
+	else if (stalled)
+		SKIP(return, "%s of %zu bytes not completed within %d s (the kernel's io_uring stalled: nothing to check), the lengths before it passed",
+		     op, stalled, IO_URING_WAIT_S);
 	ksft_print_msg("%s %s buffer+%u: pass iff each returns its length%s%s\n",
 		       d->label, op, off,
 		       !d->have_trace ? " (not traced)" : uring ?
@@ -1505,6 +1530,9 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 		ret = io_aio(d->fd, 1, &iov, unit, RWF_ATOMIC);
 	} else if (!strcmp(how, "io_uring")) {
 		ret = io_uring_rw(d->fd, 1, &iov, unit, RWF_ATOMIC);
+		if (ret == -ETIME)
+			SKIP(return, "io_uring RWF_ATOMIC write of %llu bytes not completed within %d s (the kernel's io_uring stalled: nothing to check)",
+			     unit, IO_URING_WAIT_S);
 	} else {
 		ret = pwritev2(d->fd, &iov, 1, unit, RWF_ATOMIC);
 		if (ret < 0)
