@@ -202,9 +202,10 @@ TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
 	$(DEBUG_TAP)
 
 # make test covers both series: every step of this base, and of the
-# mainline series (BASE=7.0) its host checks, its patched kernel's
-# kselftests and KUnit, and its baseline's proof; its bystander and debug
-# boots are in make BASE=7.0 test (CI's 90 minutes do not hold both).
+# mainline series (BASE=7.0) its host checks, its patched kernel's shape
+# tests (those the baseline proof runs) and KUnit, and its baseline's
+# proof. make BASE=7.0 test adds dio_io and dio_verify.sh, the bystander
+# and the debug boots: CI's 90 minutes do not hold both bases whole.
 MAINLINE   := $(MAKE) --no-print-directory BASE=7.0
 MAINLINE_T := $(abspath build/7.0/test)
 ifeq ($(BASE),6.12)
@@ -214,7 +215,7 @@ MAINLINE_TAP := mainline-host=$(MAINLINE_T)/host.tap mainline=$(MAINLINE_T)/patc
 endif
 
 run-mainline:
-	@$(MAINLINE) host-checks run-patched run-baseline kunit-parse
+	@$(MAINLINE) GUEST_CMD='$(BASELINE_CMD)' host-checks run-patched run-baseline kunit-parse
 
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
