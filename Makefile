@@ -59,7 +59,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp host-checks check send bench \
-	test-debug test-nothp test-all
+	test-debug test-nothp test-all blktests blktests-build
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -101,11 +101,12 @@ define guest-run
 	@grep -av '^WB-EXIT=' $(T)/$(2)/output.log >$(T)/$(2).tap || true
 endef
 
-# $(call variant,OBJ,FRAGMENT): the patched kernel with FRAGMENT on top of
-# the usual fragments, built in OBJ.
+# $(call variant,TREE,OBJ,FRAGMENT): the kernel of TREE ($(PATCHED) or
+# $(BASE)) with FRAGMENT on top of the usual fragments, built in OBJ; on
+# $(BASE), as for kernel-base, symbols only the series defines are left out.
 define variant
-	@$(S)/kconfig.sh $(PATCHED) $(1) $(fragments) $(2)
-	@$(S)/build-kernel.sh $(PATCHED) $(1)
+	@$(if $(filter $(BASE),$(1)),UNKNOWN_OK=1 )$(S)/kconfig.sh $(1) $(2) $(fragments) $(3)
+	@$(S)/build-kernel.sh $(1) $(2)
 endef
 
 run-patched: kernel-patched initramfs
@@ -137,7 +138,7 @@ DEBUG_CMD := ./run_kselftest.sh -t block:zeroout_fallback -t block:zeroout \
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
 run-debug: apply initramfs
-	$(call variant,$(PATCHED)/obj-debug,config/debug.config)
+	$(call variant,$(PATCHED),$(PATCHED)/obj-debug,config/debug.config)
 	$(call guest-run,$(DEBUG_BZ),debug,,$(DEBUG_CMD))
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/stress $(STRESS_CPIO)
 	$(call guest-run,$(DEBUG_BZ),stress,$(STRESS_CPIO),/stress/blk_stress $(STRESS_SECS))
@@ -151,7 +152,7 @@ test-debug: run-debug
 NOTHP_BZ  := $(PATCHED)/obj-nothp/arch/x86/boot/bzImage
 NOTHP_TAP := nothp=$(T)/nothp.tap nothp-kunit=$(T)/nothp/console.log
 run-nothp: apply initramfs
-	$(call variant,$(PATCHED)/obj-nothp,config/nothp.config)
+	$(call variant,$(PATCHED),$(PATCHED)/obj-nothp,config/nothp.config)
 	$(call guest-run,$(NOTHP_BZ),nothp)
 
 test-nothp: run-nothp
@@ -171,6 +172,50 @@ run-bystander: export MEM := 3G
 run-bystander: kernel-patched initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bystander $(BYSTANDER_CPIO)
 	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
+
+# make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked and
+# built in $(B)/blktests) in the guest, on the patched and the unpatched
+# kernel of this base ($(PATCHED), $(BASE): BASE=7.0 gives them other
+# trees), each built with config/blktests.config (null_blk, scsi_debug,
+# loop, XFS, the NVMe loop target as modules) in TREE/obj-blktests. The
+# tests run on the NVMe namespaces, on a null_blk and a scsi_debug disk the
+# guest makes, and on the devices blktests makes itself, at each device's
+# default max_sectors_kb and at BLKTESTS_SMALL_KB (guest/blktests/run.sh).
+# Fails if a test passes on the baseline and fails on the patched kernel
+# (scripts/blktests-report.sh). Not in make test (CI's time budget), in
+# make test-all.
+BLKTESTS_TAR    ?= $(abspath ../shared/blktests-a608cb5.tar.xz)
+BLKTESTS_SMALL_KB ?= 60
+# Tests with a test device, run on each device kind and limit, then the
+# tests that make their own devices, at each limit.
+BLKTESTS_DEV    ?= block/042 block/043 scsi/009
+BLKTESTS_NODEV  ?= block/009 block/045 block/046 loop/002 loop/004 \
+	loop/011 scsi/010 nvme/065
+BT              := $(B)/blktests
+BT_OBJ          := obj-blktests
+BT_KERNELS      := patched=$(PATCHED) baseline=$(BASE)
+bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
+BT_CMD          := /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)
+
+blktests-build: deps
+	@$(S)/deps.sh blktests
+	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT)
+
+kernel-blktests-%: apply
+	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/blktests.config)
+
+# One boot per kernel; its initramfs: the usual one, blktests, the Debian
+# programs it runs and the kernel's modules.
+run-blktests-%: export MODULES_OWN_PARAMS := 1
+run-blktests-%: export MEM := 3G
+run-blktests-%: kernel-blktests-% blktests-build initramfs
+	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
+		guest/blktests $(BT)/initramfs-$*.cpio
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-$*,$(BT)/initramfs-$*.cpio,$(BT_CMD))
+
+blktests: run-blktests-baseline run-blktests-patched
+	@$(S)/blktests-report.sh $(T) baseline=$(T)/blktests-baseline/output.log \
+		patched=$(T)/blktests-patched/output.log
 
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
