@@ -11,7 +11,9 @@
 #                   the kselftests and KUnit, then the fault and stress
 #                   cases of guest/stress (STRESS_SECS per case, 30)
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
-#   make test-all   test and test-nothp, one summary
+#   make test-all   test, test-nothp and blktests, one summary
+#   make blktests   blktests in the guest on the patched and the unpatched
+#                   kernel; fails if a test passes only on the baseline
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
@@ -59,7 +61,9 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp host-checks check send bench \
-	test-debug test-nothp test-all blktests blktests-build
+	test-debug test-nothp test-all blktests blktests-build \
+	$(addprefix kernel-blktests-,patched baseline) \
+	$(addprefix run-blktests-,patched baseline)
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -201,26 +205,35 @@ blktests-build: deps
 	@$(S)/deps.sh blktests
 	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT)
 
-kernel-blktests-%: apply
+BT_NAMES        := patched baseline
+$(addprefix kernel-blktests-,$(BT_NAMES)): kernel-blktests-%: apply
 	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/blktests.config)
 
 # One boot per kernel; its initramfs: the usual one, blktests, the Debian
 # programs it runs and the kernel's modules.
-run-blktests-%: export MODULES_OWN_PARAMS := 1
-run-blktests-%: export MEM := 3G
-run-blktests-%: kernel-blktests-% blktests-build initramfs
+BT_RUNS         := $(addprefix run-blktests-,$(BT_NAMES))
+$(BT_RUNS): export MODULES_OWN_PARAMS := 1
+$(BT_RUNS): export MEM := 3G
+$(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
 	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
 		guest/blktests $(BT)/initramfs-$*.cpio
-	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-$*,$(BT)/initramfs-$*.cpio,$(BT_CMD))
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-boot-$*,$(BT)/initramfs-$*.cpio,$(BT_CMD))
 
+# The tables, the rule (its exit status is make blktests'), then the count
+# of all three TAP files (failures on both kernels are counted there, not
+# fatal: the rule is what must hold).
+BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
+	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap
 blktests: run-blktests-baseline run-blktests-patched
-	@$(S)/blktests-report.sh $(T) baseline=$(T)/blktests-baseline/output.log \
-		patched=$(T)/blktests-patched/output.log
+	@rc=0; $(S)/blktests-report.sh $(T) $(T)/blktests-boot-baseline/output.log \
+		$(T)/blktests-boot-patched/output.log || rc=1; \
+	$(S)/tap-summary.sh $(BLKTESTS_TAP) || true; exit $$rc
 
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh .ci/run
+		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
+		guest/blktests/run.sh .ci/run
 	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
@@ -240,11 +253,14 @@ test: host-checks run-patched run-baseline run-bystander run-debug
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
 	@$(S)/tap-summary.sh $(TEST_TAP)
 
-# make test, then the THP-off kernel even if make test failed; one summary.
+# make test, then the THP-off kernel and make blktests even if make test
+# failed; one summary (of blktests, its rule: failures on both kernels are
+# listed by make blktests, not counted).
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
-	$(S)/tap-summary.sh $(TEST_TAP) $(NOTHP_TAP) || rc=1; exit $$rc
+	$(MAKE) --no-print-directory blktests || rc=1; \
+	$(S)/tap-summary.sh $(TEST_TAP) $(NOTHP_TAP) blktests=$(T)/blktests-rule.tap || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
