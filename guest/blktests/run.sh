@@ -29,6 +29,8 @@ tests=("$@")
 cd /opt/blktests
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export NVMET_TRTYPES=loop
+# blktests finds configfs (null_blk, nvmet) at /sys/kernel/config only.
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
 # pass DEVICE LIMIT CHECK_ARG...: one ./check, framed by the markers.
 pass() {
