@@ -214,6 +214,7 @@ $(addprefix kernel-blktests-,$(BT_NAMES)): kernel-blktests-%: apply
 BT_RUNS         := $(addprefix run-blktests-,$(BT_NAMES))
 $(BT_RUNS): export MODULES_OWN_PARAMS := 1
 $(BT_RUNS): export MEM := 3G
+$(BT_RUNS): export TIMEOUT := 2400
 $(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
 	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
 		guest/blktests $(BT)/initramfs-$*.cpio

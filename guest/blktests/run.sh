@@ -47,15 +47,17 @@ pass() {
 on_device() {
 	local kind=$1 dev=$2 q=/sys/block/$2/queue saved
 	saved=$(cat "$q/max_sectors_kb")
+	export TEST_DEVS=/dev/$dev
 	pass "$kind:$dev" "default=${saved}k" -d -o "results/$kind-default" \
-		"${devtests[@]}" || true
+		"${devtests[@]}"
 	if echo "$small" >"$q/max_sectors_kb"; then
 		pass "$kind:$dev" "${small}k" -d -o "results/$kind-small" \
-			"${devtests[@]}" || true
+			"${devtests[@]}"
 	else
 		echo "WB-BLKTESTS error $kind:$dev cannot set max_sectors_kb to $small"
 	fi
 	echo "$saved" >"$q/max_sectors_kb"
+	unset TEST_DEVS
 }
 
 # Wait up to 10 s for a disk under sysfs PATTERN (a glob), print its name.
@@ -105,10 +107,10 @@ if [ ${#devtests[@]} -gt 0 ]; then
 fi
 
 if [ ${#tests[@]} -gt 0 ]; then
-	pass own default -o results/own-default "${tests[@]}" || true
+	pass own default -o results/own-default "${tests[@]}"
 	mkdir -p /etc/modprobe.d
 	echo "options null_blk max_sectors=$(( small * 2 ))" >/etc/modprobe.d/wb-blktests.conf
-	pass own "null_blk=${small}k" -o results/own-small "${tests[@]}" || true
+	pass own "null_blk=${small}k" -o results/own-small "${tests[@]}"
 	rm -f /etc/modprobe.d/wb-blktests.conf
 fi
 echo "WB-BLKTESTS done"
