@@ -4,7 +4,8 @@
 # + GUEST_DIR (guest/blktests, at /blktests) + the programs of the Debian
 # packages blktests runs (bash, coreutils, gawk, kmod, util-linux, mount,
 # e2fsprogs, xfsprogs, nvme-cli, ...: every program they install, with
-# its libraries; udevadm of udev, getconf of libc-bin); then one more archive is appended: the
+# its libraries; getconf of libc-bin; udevadm is guest/blktests/bin's
+# stand-in); then one more archive is appended: the
 # modules of the kernel built in OBJ (modules_install, stripped, depmod)
 # at /lib/modules, blktests as built in BLKTESTS_DIR at /opt/blktests,
 # and awk as gawk (busybox's awk is the only other one).
@@ -18,14 +19,14 @@ start=$(date +%s)
 pkgs=(bash coreutils gawk kmod util-linux mount e2fsprogs xfsprogs nvme-cli
       diffutils findutils grep sed procps psmisc bsdextrautils)
 
-progs=(/usr/bin/udevadm /usr/bin/getconf)
+progs=(/usr/bin/getconf)
 for p in "${pkgs[@]}"; do
 	files=$(dpkg -L "$p") || { echo "blktests-initramfs: package $p is not installed (scripts/deps.sh blktests)" >&2; exit 1; }
 	while read -r f; do
 		[ -f "$f" ] && [ -x "$f" ] && progs+=("$f")
 	done < <(grep -E '^/(usr/)?s?bin/[^/]+$' <<<"$files")
 done
-echo "blktests-initramfs: ${#progs[@]} programs of ${pkgs[*]}, udevadm and getconf"
+echo "blktests-initramfs: ${#progs[@]} programs of ${pkgs[*]} and getconf"
 # GUEST_DIR has no C program, so no selftest sources to build against.
 "$here/guest-initramfs.sh" "$base" "$guest" "$guest" "$out.guest" "${progs[@]}"
 

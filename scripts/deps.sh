@@ -18,8 +18,8 @@ if [ "${1:-}" = check ]; then
 	       clang lld llvm)
 fi
 if [ "${1:-}" = blktests ]; then
-	pkgs+=(bash coreutils gawk kmod udev xfsprogs nvme-cli diffutils
-	       findutils grep sed procps psmisc)
+	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils
+	       grep sed procps psmisc bsdextrautils)
 fi
 
 missing=()

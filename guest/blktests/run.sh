@@ -27,18 +27,23 @@ done
 tests=("$@")
 
 cd /opt/blktests
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# bin/udevadm: the stand-in for udevadm (no udev here, see there).
+export PATH=/blktests/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export NVMET_TRTYPES=loop
 # blktests finds configfs (null_blk, nvmet) at /sys/kernel/config only.
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
 # pass DEVICE LIMIT CHECK_ARG...: one ./check, framed by the markers.
 pass() {
-	local dev=$1 limit=$2 start rc=0
+	local dev=$1 limit=$2 start rc
 	shift 2
 	echo "WB-BLKTESTS pass $dev $limit"
 	start=$(date +%s)
-	./check "$@" || rc=$?
+	# Through a pipe: on the serial port check sees a terminal and
+	# moves the cursor with tput.
+	# (pipefail: rc is check's).
+	rc=0
+	./check "$@" | cat || rc=$?
 	echo "WB-BLKTESTS end $dev $limit $rc $(( $(date +%s) - start ))"
 }
 
