@@ -45,8 +45,9 @@ results() {
 	}
 	/^    / && test != "" {
 		line = $0; sub(/^ +/, "", line)
-		if (status == "not run") { reason = (reason == "" ? line : reason "; " line); next }
-		if (status != "fail" || line ~ /^runtime[ \t]/) next
+		if (line ~ /^runtime[ \t]/) next
+		if (status == "not run") { if (index("; " reason "; ", "; " line "; ") == 0) reason = (reason == "" ? line : reason "; " line); next }
+		if (status != "fail") next
 		if (line ~ /^(---|\+\+\+|@@)/) { failkind = "output"; next }
 		if (line ~ /^something found in dmesg/) { failkind = "dmesg"; next }
 		if (reason != "") next
