@@ -217,8 +217,8 @@ $(BT_RUNS): export MEM := 3G
 $(BT_RUNS): export TIMEOUT := 2400
 $(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
 	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
-		guest/blktests $(BT)/initramfs-$*.cpio
-	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-boot-$*,$(BT)/initramfs-$*.cpio,$(BT_CMD))
+		guest/blktests $(B)/blktests-guest/initramfs-$*.cpio
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-boot-$*,$(B)/blktests-guest/initramfs-$*.cpio,$(BT_CMD))
 
 # The tables, the rule (its exit status is make blktests'), then the count
 # of all three TAP files (failures on both kernels are counted there, not

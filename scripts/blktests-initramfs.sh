@@ -16,6 +16,9 @@ set -euo pipefail
 base=$1 obj=$(realpath "$2") bt=$3 guest=$4 out=$5
 here=$(dirname "$0")
 start=$(date +%s)
+case $(realpath -m "$out")/ in
+"$(realpath "$bt")"/*) echo "blktests-initramfs: $out is inside $bt, which is copied whole" >&2; exit 1 ;;
+esac
 pkgs=(bash coreutils gawk kmod util-linux mount e2fsprogs xfsprogs nvme-cli
       diffutils findutils grep sed procps psmisc bsdextrautils)
 
