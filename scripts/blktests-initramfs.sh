@@ -20,7 +20,7 @@ case $(realpath -m "$out")/ in
 "$(realpath "$bt")"/*) echo "blktests-initramfs: $out is inside $bt, which is copied whole" >&2; exit 1 ;;
 esac
 pkgs=(bash coreutils gawk kmod util-linux mount e2fsprogs xfsprogs nvme-cli
-      diffutils findutils grep sed procps psmisc bsdextrautils)
+      diffutils findutils grep gzip sed procps psmisc bsdextrautils)
 
 progs=(/usr/bin/getconf)
 for p in "${pkgs[@]}"; do
@@ -33,13 +33,15 @@ echo "blktests-initramfs: ${#progs[@]} programs of ${pkgs[*]} and getconf"
 # GUEST_DIR has no C program, so no selftest sources to build against.
 "$here/guest-initramfs.sh" "$base" "$guest" "$guest" "$out.guest" "${progs[@]}"
 
-stage=$(mktemp -d "$(dirname "$out")/blktests-stage.XXXXXX")
+stage=$(realpath "$(mktemp -d "$(dirname "$out")/blktests-stage.XXXXXX")")
 trap 'rm -rf "$stage" "$out.guest"' EXIT
 make -s -C "$obj" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 mkdir -p "$stage/opt" "$stage/usr/bin"
 cp -a "$bt" "$stage/opt/blktests"
 rm -rf "$stage/opt/blktests/results" "$stage/opt/blktests/build.log"
 ln -s gawk "$stage/usr/bin/awk"
+[ -n "$(find "$stage/lib/modules" -name '*.ko' -print -quit)" ] ||
+	{ echo "blktests-initramfs: modules_install of $obj installed no module" >&2; exit 1; }
 { cat "$out.guest"; (cd "$stage" && find . -mindepth 1 | cpio -o -H newc --quiet); } >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "blktests-initramfs: $out ($(du -h "$out" | cut -f1), modules of $(cat "$obj/include/config/kernel.release")) in $(( $(date +%s) - start ))s"

@@ -19,7 +19,7 @@ if [ "${1:-}" = check ]; then
 fi
 if [ "${1:-}" = blktests ]; then
 	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils
-	       grep sed procps psmisc bsdextrautils)
+	       grep gzip sed procps psmisc bsdextrautils)
 fi
 
 missing=()
