@@ -89,7 +89,10 @@ if [ ${#devtests[@]} -gt 0 ]; then
 
 	# null_blk: memory-backed (data written is read back), 1 GiB, 512-byte
 	# blocks, as blktests' own helpers make one through configfs.
+	# A test of an earlier pass may have left the module loaded with
+	# blktests' parameters: modprobe would then keep them.
 	nb=/sys/kernel/config/nullb/nullb0
+	modprobe -r null_blk 2>/dev/null || true
 	if modprobe null_blk nr_devices=0 && mkdir "$nb" &&
 		echo 1024 >"$nb/size" && echo 1 >"$nb/memory_backed" &&
 		echo 512 >"$nb/blocksize" && echo 1 >"$nb/power" &&
@@ -102,6 +105,7 @@ if [ ${#devtests[@]} -gt 0 ]; then
 	rmmod null_blk || true
 
 	# scsi_debug: 512-byte logical, 4 KiB physical blocks, 256 MiB, no delay.
+	modprobe -r scsi_debug 2>/dev/null || true
 	if modprobe scsi_debug dev_size_mb=256 physblk_exp=3 delay=0 &&
 		dev=$(wait_disk "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"); then
 		on_device scsi_debug "$dev"
