@@ -234,7 +234,7 @@ host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
 		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
-		guest/blktests/run.sh .ci/run
+		guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
 	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
