@@ -11,7 +11,9 @@
 #                   the kselftests and KUnit, then the fault and stress
 #                   cases of guest/stress (STRESS_SECS per case, 30)
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
-#   make test-all   test and test-nothp, one summary
+#   make test-all   test, test-nothp and blktests, one summary
+#   make blktests   blktests in the guest on the patched and the unpatched
+#                   kernel; fails if a test passes only on the baseline
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
@@ -70,7 +72,9 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp host-checks check send bench \
-	test-debug test-nothp test-all run-mainline kunit-parse
+	test-debug test-nothp test-all run-mainline kunit-parse blktests blktests-build \
+	$(addprefix kernel-blktests-,patched baseline) \
+	$(addprefix run-blktests-,patched baseline)
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -112,11 +116,12 @@ define guest-run
 	@grep -av '^WB-EXIT=' $(T)/$(2)/output.log >$(T)/$(2).tap || true
 endef
 
-# $(call variant,OBJ,FRAGMENT): the patched kernel with FRAGMENT on top of
-# the usual fragments, built in OBJ.
+# $(call variant,TREE,OBJ,FRAGMENT): the kernel of TREE ($(PATCHED) or
+# $(UNPATCHED)) with FRAGMENT on top of the usual fragments, built in OBJ; on
+# $(UNPATCHED), as for kernel-base, symbols only the series defines are left out.
 define variant
-	@$(S)/kconfig.sh $(PATCHED) $(1) $(fragments) $(2)
-	@$(S)/build-kernel.sh $(PATCHED) $(1)
+	@$(if $(filter $(UNPATCHED),$(1)),UNKNOWN_OK=1 )$(S)/kconfig.sh $(1) $(2) $(fragments) $(3)
+	@$(S)/build-kernel.sh $(1) $(2)
 endef
 
 run-patched: kernel-patched initramfs
@@ -148,7 +153,7 @@ DEBUG_CMD := ./run_kselftest.sh -t block:zeroout_first_use -t block:zeroout_fall
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
 run-debug: apply initramfs
-	$(call variant,$(PATCHED)/obj-debug,config/debug.config)
+	$(call variant,$(PATCHED),$(PATCHED)/obj-debug,config/debug.config)
 	$(call guest-run,$(DEBUG_BZ),debug,,$(DEBUG_CMD))
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/stress $(STRESS_CPIO)
 	$(call guest-run,$(DEBUG_BZ),stress,$(STRESS_CPIO),/stress/blk_stress $(STRESS_SECS))
@@ -162,7 +167,7 @@ test-debug: run-debug
 NOTHP_BZ  := $(PATCHED)/obj-nothp/arch/x86/boot/bzImage
 NOTHP_TAP := nothp=$(T)/nothp.tap nothp-kunit=$(T)/nothp/console.log
 run-nothp: apply initramfs
-	$(call variant,$(PATCHED)/obj-nothp,config/nothp.config)
+	$(call variant,$(PATCHED),$(PATCHED)/obj-nothp,config/nothp.config)
 	$(call guest-run,$(NOTHP_BZ),nothp)
 
 test-nothp: run-nothp
@@ -183,10 +188,64 @@ run-bystander: kernel-patched initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bystander $(BYSTANDER_CPIO)
 	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
 
+# make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked and
+# built in $(B)/blktests) in the guest, on the patched and the unpatched
+# kernel of this base ($(PATCHED), $(UNPATCHED): BASE=7.0 gives them other
+# trees), each built with config/blktests.config (null_blk, scsi_debug,
+# loop, XFS, the NVMe loop target as modules) in TREE/obj-blktests. The
+# tests run on the NVMe namespaces, on a null_blk and a scsi_debug disk the
+# guest makes, and on the devices blktests makes itself, at each device's
+# default max_sectors_kb and at BLKTESTS_SMALL_KB (guest/blktests/run.sh).
+# Fails if a test passes on the baseline and fails on the patched kernel
+# (scripts/blktests-report.sh). Not in make test (CI's time budget), in
+# make test-all.
+BLKTESTS_TAR    ?= $(abspath ../shared/blktests-a608cb5.tar.xz)
+BLKTESTS_SMALL_KB ?= 60
+# Tests with a test device, run on each device kind and limit, then the
+# tests that make their own devices, at each limit.
+BLKTESTS_DEV    ?= block/042 block/043 scsi/009
+BLKTESTS_NODEV  ?= block/009 block/045 block/046 loop/002 loop/004 \
+	loop/011 scsi/010 nvme/065
+BT              := $(B)/blktests
+BT_OBJ          := obj-blktests
+BT_KERNELS      := patched=$(PATCHED) baseline=$(UNPATCHED)
+bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
+BT_CMD          := /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)
+
+blktests-build: deps
+	@$(S)/deps.sh blktests
+	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT)
+
+BT_NAMES        := patched baseline
+$(addprefix kernel-blktests-,$(BT_NAMES)): kernel-blktests-%: apply
+	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/blktests.config)
+
+# One boot per kernel; its initramfs: the usual one, blktests, the Debian
+# programs it runs and the kernel's modules.
+BT_RUNS         := $(addprefix run-blktests-,$(BT_NAMES))
+$(BT_RUNS): export MODULES_OWN_PARAMS := 1
+$(BT_RUNS): export MEM := 3G
+$(BT_RUNS): export TIMEOUT := 2400
+$(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
+	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
+		guest/blktests $(B)/blktests-guest/initramfs-$*.cpio
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-boot-$*,$(B)/blktests-guest/initramfs-$*.cpio,$(BT_CMD))
+
+# The tables, the rule (its exit status is make blktests'), then the count
+# of all three TAP files (failures on both kernels are counted there, not
+# fatal: the rule is what must hold).
+BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
+	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap
+blktests: run-blktests-baseline run-blktests-patched
+	@rc=0; $(S)/blktests-report.sh $(T) $(T)/blktests-boot-baseline/output.log \
+		$(T)/blktests-boot-patched/output.log || rc=1; \
+	$(S)/tap-summary.sh $(BLKTESTS_TAP) || true; exit $$rc
+
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh .ci/run
+		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
+		guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
 	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
@@ -225,11 +284,14 @@ test: host-checks run-patched run-baseline run-bystander run-debug kunit-parse \
 	$(if $(MAINLINE_TAP),run-mainline)
 	@$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP)
 
-# make test, then the THP-off kernel even if make test failed; one summary.
+# make test, then the THP-off kernel and make blktests even if make test
+# failed; one summary (of blktests, its rule: failures on both kernels are
+# listed by make blktests, not counted).
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
-	$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP) $(NOTHP_TAP) || rc=1; exit $$rc
+	$(MAKE) --no-print-directory blktests || rc=1; \
+	$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP) $(NOTHP_TAP) blktests=$(T)/blktests-rule.tap || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell

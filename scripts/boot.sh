@@ -41,8 +41,12 @@ done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 
 # No null_blk or scsi_debug device at boot: the selftests make their own.
 # scsi_debug's disk shape is fixed at load: 512e, atomic writes, 192 MiB.
-sdebug="scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 null_blk.nr_devices=0 $sdebug ${APPEND:-}"
+# MODULES_OWN_PARAMS=1 (make blktests, whose kernel has both as modules)
+# leaves these out: modprobe would add them to every load of the module,
+# and blktests loads them with its own parameters.
+modparams="null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
+wb_bool MODULES_OWN_PARAMS && modparams=
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m "${MEM:-2G}" -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")

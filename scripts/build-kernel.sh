@@ -1,7 +1,9 @@
 #!/bin/bash
 # Usage: scripts/build-kernel.sh TREE OBJ
 # Builds OBJ/arch/x86/boot/bzImage from TREE (configured by scripts/kconfig.sh)
-# with ccache. OBJ should be a direct subdirectory of TREE: kbuild then uses
+# with ccache, and the modules where OBJ/.config has CONFIG_MODULES=y
+# (make blktests: scripts/blktests-initramfs.sh installs them). OBJ should
+# be a direct subdirectory of TREE: kbuild then uses
 # relative source paths, and ccache hits across the base and patched trees
 # and across clones. The cache is ccache's own (CCACHE_DIR if set, else
 # ~/.cache/ccache), so that every clone and CI run on a machine shares it.
@@ -10,10 +12,12 @@ set -euo pipefail
 tree=$(realpath "$1") obj=$(realpath -m "$2")
 export CCACHE_NOHASHDIR=1
 log=$obj/build.log
+targets=(bzImage)
+grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets+=(modules)
 echo "build: $tree -> $obj/arch/x86/boot/bzImage"
 start=$(date +%s)
 if ! make -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$(( $(nproc) + 1 ))" \
-	bzImage >"$log" 2>&1; then
+	"${targets[@]}" >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	echo "build: FAILED for $tree, full log: $log" >&2
 	exit 1

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Usage: scripts/deps.sh [check]
+# Usage: scripts/deps.sh [check|blktests]
 # Installs the Debian packages the workbench uses, if any is missing;
-# with "check", also the compilers of make check.
+# with "check", also the compilers of make check; with "blktests", the
+# programs make blktests copies into its guest (scripts/blktests-initramfs.sh).
 # Takes nothing, produces nothing but installed packages; apt-get only.
 set -euo pipefail
 
@@ -15,6 +16,10 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
 if [ "${1:-}" = check ]; then
 	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu
 	       clang lld llvm)
+fi
+if [ "${1:-}" = blktests ]; then
+	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils
+	       grep gzip sed procps psmisc bsdextrautils)
 fi
 
 missing=()

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Usage (in the guest, make blktests): /blktests/run.sh SMALL_KB DEVTEST... -- TEST...
+# Runs blktests (/opt/blktests) in passes, each one "./check" of its own:
+#  - the DEVTESTs (tests with a test device) with TEST_DEVS set to one
+#    device at a time: the NVMe namespaces guest/init names (BLK_NOWZ_DEV,
+#    BLK_WZ_DEV), a memory-backed null_blk (configfs) and a scsi_debug disk
+#    (512e) made here and removed after, each at its default
+#    max_sectors_kb and at SMALL_KB (written to sysfs before the pass and
+#    the saved value written back after it);
+#  - the TESTs, which make their own devices, at the drivers' defaults and
+#    with null_blk's max_sectors module option at SMALL_KB
+#    (/etc/modprobe.d: blktests modprobes null_blk itself; scsi_debug and
+#    loop have no such option).
+# Each pass starts with a line "WB-BLKTESTS pass DEVICE LIMIT" and ends
+# with "WB-BLKTESTS end DEVICE LIMIT RC SECONDS"; between them is check's
+# own output, which scripts/blktests-report.sh reads.
+set -euo pipefail
+
+small=$1
+shift
+devtests=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	devtests+=("$1")
+	shift
+done
+[ $# -eq 0 ] || shift
+tests=("$@")
+
+cd /opt/blktests
+# bin/udevadm: the stand-in for udevadm (no udev here, see there).
+export PATH=/blktests/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export NVMET_TRTYPES=loop
+# blktests finds configfs (null_blk, nvmet) at /sys/kernel/config only.
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+
+# pass DEVICE LIMIT CHECK_ARG...: one ./check, framed by the markers.
+pass() {
+	local dev=$1 limit=$2 start rc
+	shift 2
+	echo "WB-BLKTESTS pass $dev $limit"
+	start=$(date +%s)
+	# Through a pipe: on the serial port check sees a terminal and
+	# moves the cursor with tput.
+	# (pipefail: rc is check's).
+	rc=0
+	./check "$@" | cat || rc=$?
+	echo "WB-BLKTESTS end $dev $limit $rc $(( $(date +%s) - start ))"
+}
+
+# on_device KIND DEV: the DEVTESTs on /dev/DEV at its default limit and at
+# SMALL_KB; the limit is written back even when check fails.
+on_device() {
+	local kind=$1 dev=$2 q=/sys/block/$2/queue saved
+	saved=$(cat "$q/max_sectors_kb")
+	export TEST_DEVS=/dev/$dev
+	pass "$kind:$dev" "default=${saved}k" -d -o "results/$kind-default" \
+		"${devtests[@]}"
+	if echo "$small" >"$q/max_sectors_kb"; then
+		pass "$kind:$dev" "${small}k" -d -o "results/$kind-small" \
+			"${devtests[@]}"
+	else
+		echo "WB-BLKTESTS error $kind:$dev cannot set max_sectors_kb to $small"
+	fi
+	echo "$saved" >"$q/max_sectors_kb"
+	unset TEST_DEVS
+}
+
+# Wait up to 10 s for a disk under sysfs PATTERN (a glob), print its name.
+wait_disk() {
+	local d
+	for _ in $(seq 50); do
+		for d in $1; do
+			[ -e "$d" ] && { basename "$d"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+if [ ${#devtests[@]} -gt 0 ]; then
+	for kind in nowz wz; do
+		var=BLK_${kind^^}_DEV
+		if [ -n "${!var:-}" ]; then
+			on_device "nvme-$kind" "${!var}"
+		else
+			echo "WB-BLKTESTS error nvme-$kind: no namespace with serial wb-$kind"
+		fi
+	done
+
+	# null_blk: memory-backed (data written is read back), 1 GiB, 512-byte
+	# blocks, as blktests' own helpers make one through configfs.
+	# A test of an earlier pass may have left the module loaded with
+	# blktests' parameters: modprobe would then keep them.
+	nb=/sys/kernel/config/nullb/nullb0
+	modprobe -r null_blk 2>/dev/null || true
+	if modprobe null_blk nr_devices=0 && mkdir "$nb" &&
+		echo 1024 >"$nb/size" && echo 1 >"$nb/memory_backed" &&
+		echo 512 >"$nb/blocksize" && echo 1 >"$nb/power" &&
+		dev=$(wait_disk /sys/block/nullb0); then
+		on_device null_blk "$dev"
+	else
+		echo "WB-BLKTESTS error null_blk: cannot make the device"
+	fi
+	[ ! -d "$nb" ] || { echo 0 >"$nb/power"; rmdir "$nb"; }
+	rmmod null_blk || true
+
+	# scsi_debug: 512-byte logical, 4 KiB physical blocks, 256 MiB, no delay.
+	modprobe -r scsi_debug 2>/dev/null || true
+	if modprobe scsi_debug dev_size_mb=256 physblk_exp=3 delay=0 &&
+		dev=$(wait_disk "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"); then
+		on_device scsi_debug "$dev"
+	else
+		echo "WB-BLKTESTS error scsi_debug: cannot make the device"
+	fi
+	rmmod scsi_debug || true
+fi
+
+if [ ${#tests[@]} -gt 0 ]; then
+	pass own default -o results/own-default "${tests[@]}"
+	mkdir -p /etc/modprobe.d
+	echo "options null_blk max_sectors=$(( small * 2 ))" >/etc/modprobe.d/wb-blktests.conf
+	pass own "null_blk=${small}k" -o results/own-small "${tests[@]}"
+	rm -f /etc/modprobe.d/wb-blktests.conf
+fi
+echo "WB-BLKTESTS done"
