@@ -4,8 +4,9 @@
 #   make            build the patched 6.12 kernel, boot it on QEMU NVMe,
 #                   run the block kselftests (and KUnit at boot)
 #   make test       everything that must hold (host checks, patched run,
-#                   baseline run that must fail the shape tests, the debug
-#                   kernel's run and its fault and stress cases)
+#                   baseline run that must fail the shape tests, the
+#                   bystander and no-NVMe boots, the debug kernel's run
+#                   and its fault and stress cases, the 7.0 series)
 #   make shell      the same guest, interactive
 #   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
 #                   the kselftests and KUnit, then the fault and stress
@@ -71,7 +72,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline run-bystander run-debug run-nothp host-checks check send bench \
+	run-baseline run-bystander run-nonvme run-debug run-nothp host-checks check send bench \
 	test-debug test-nothp test-all run-mainline kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
@@ -127,6 +128,24 @@ endef
 run-patched: kernel-patched initramfs
 	$(call guest-run,$(BZ_PATCHED),patched)
 
+# The kselftests that take the devices named to them (guest/init names
+# the NVMe namespaces wb-nowz and wb-wz); without names they make their
+# own. dio_io always makes its own devices.
+NAMED_TESTS := -t block:zeroout_first_use -t block:zeroout_fallback -t block:zeroout \
+	-t block:dio_align -t block:dio_verify.sh
+
+# The no-NVMe boot: no NVMe namespace at all (config/nonvme.topology), a
+# 3 GiB guest (memory-backed null_blk of 1280 MiB). Every kselftest runs
+# on the null_blk and scsi_debug devices it makes, and each skip must
+# have a reason config/nonvme-skips allows (scripts/skip-check.sh): none
+# for want of a device, a driver or an option.
+NONVME_CMD := ./run_kselftest.sh -c block
+run-nonvme: export TOPOLOGY := $(abspath config/nonvme.topology)
+run-nonvme: export MEM := 3G
+run-nonvme: kernel-patched initramfs
+	$(call guest-run,$(BZ_PATCHED),nonvme,,$(NONVME_CMD))
+	@$(S)/skip-check.sh config/nonvme-skips $(T)/nonvme.tap >$(T)/nonvme-skips.tap
+
 # On the unpatched kernel the shape tests must fail: that is the proof that
 # they discriminate. Its own results are not counted, only that proof.
 # Only the tests config/baseline-must-fail names: dio_io guards correctness
@@ -178,10 +197,9 @@ test-nothp: run-nothp
 # own null_blk and scsi_debug devices (3 GiB guest: a memory-backed
 # null_blk of 1280 MiB), must pass, leave the namespace unchanged and
 # remove what they made (guest/bystander/run.sh). dio_io is left out: it
-# makes its own devices in every boot already.
+# only ever makes its own devices (the no-NVMe boot runs it).
 BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
-BYSTANDER_CMD  := /bystander/run.sh -t block:zeroout_first_use -t block:zeroout_fallback -t block:zeroout \
-	-t block:dio_align -t block:dio_verify.sh
+BYSTANDER_CMD  := /bystander/run.sh $(NAMED_TESTS)
 run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
 run-bystander: export MEM := 3G
 run-bystander: kernel-patched initramfs
@@ -257,8 +275,8 @@ host-checks: apply
 
 TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
 	kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap \
-	bystander=$(T)/bystander.tap \
-	$(DEBUG_TAP)
+	bystander=$(T)/bystander.tap nonvme=$(T)/nonvme.tap \
+	nonvme-skips=$(T)/nonvme-skips.tap $(DEBUG_TAP)
 
 # make test covers both series: every step of this base, and of the
 # mainline series (BASE=7.0) its host checks, its patched kernel's shape
@@ -280,7 +298,10 @@ kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
 
-test: host-checks run-patched run-baseline run-bystander run-debug kunit-parse \
+# In make test the NVMe boot runs the tests that take named devices;
+# dio_io runs in the no-NVMe boot.
+test: GUEST_CMD := ./run_kselftest.sh $(NAMED_TESTS)
+test: host-checks run-patched run-baseline run-bystander run-nonvme run-debug kunit-parse \
 	$(if $(MAINLINE_TAP),run-mainline)
 	@$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP)
 

@@ -4,7 +4,8 @@
 # scripts/testdata/ (as kunit_tool_test.py does for kunit.py): the console
 # scanner must pass a clean log and fail an Oops, a WARNING, a hung task and
 # a cut-off log; the TAP summary must count nested kselftest and KTAP
-# results; the baseline proof must accept failures and reject passes.
+# results; the baseline proof must accept failures and reject passes; the
+# skip check must accept the no-NVMe boot's allowed skips and no other.
 set -euo pipefail
 
 here=$(dirname "$0")
@@ -68,5 +69,16 @@ expect_line "baseline proof: a shape test passing on the baseline is caught" \
 expect_line "baseline proof: a failed baseline boot fails the proof" \
 	"not ok 3 baseline boot of the baseline kernel (see above)" \
 	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest-bootfail.tap"
-rm -f /tmp/selftest-tools.$$
+
+allowed=$here/../config/nonvme-skips
+printf '%s\r\n' "# ok 1 zeroout.nowz.over_4g # SKIP zeroout >4GiB in one call [1+2] on blk_test_9_0: device has only 1280 MiB" \
+	"# ok 2 dio_io.nullb_4k_max60k.pread_off0" "ok 1 selftests: block: zeroout" >/tmp/selftest-tools.$$.tap
+expect_line "skip check: a skip with an allowed reason passes" \
+	"ok 1 skips: all 1 of 3 results' skips have an allowed reason ($allowed)" \
+	"$here/skip-check.sh" "$allowed" "/tmp/selftest-tools.$$.tap"
+echo "# ok 3 zeroout.nowz.killable # SKIP no device named in BLK_NOWZ_DEV" >>/tmp/selftest-tools.$$.tap
+expect_line "skip check: a skip for want of a device is caught" \
+	"not ok 1 skips: not an allowed reason ($allowed): no device named in BLK_NOWZ_DEV" \
+	"$here/skip-check.sh" "$allowed" "/tmp/selftest-tools.$$.tap"
+rm -f /tmp/selftest-tools.$$ /tmp/selftest-tools.$$.tap
 exit $fail

@@ -602,6 +602,19 @@ static int trace_attr(const struct blk_trace *t, const char *file,
 	return blk_sysfs_write(path, val);
 }
 
+/* Tracing on, its ring buffer empty; the reason in @msg if not. */
+static int trace_start(struct blk_trace *t, char *msg, size_t msglen)
+{
+	int ret = trace_attr(t, "tracing_on", "1");
+
+	if (!ret)
+		ret = blk_trace_clear(t);
+	if (ret)
+		snprintf(msg, msglen, "%s: cannot start: %s", t->dir,
+			 strerror(-ret));
+	return ret;
+}
+
 int blk_trace_create(struct blk_trace *t, const char *name,
 		     unsigned int major, unsigned int minor,
 		     unsigned int buffer_kb, char *msg, size_t msglen)
@@ -656,15 +669,9 @@ int blk_trace_create(struct blk_trace *t, const char *name,
 			goto fail;
 		}
 	}
-	ret = trace_attr(t, "tracing_on", "1");
+	ret = trace_start(t, msg, msglen);
 	if (!ret)
-		ret = blk_trace_clear(t);
-	if (ret) {
-		snprintf(msg, msglen, "%s: cannot start: %s", t->dir,
-			 strerror(-ret));
-		goto fail;
-	}
-	return 0;
+		return 0;
 fail:
 	blk_trace_destroy(t);
 	return ret;
@@ -935,6 +942,25 @@ static int move_page(char *pool, unsigned long idx, char *dst,
 }
 
 /*
+ * @b mapped for @pages pages, and in *@pp a pool of @n pages sorted by
+ * PFN (pool_sorted()) to move its pages from.
+ */
+static int buf_start(struct blk_buf *b, unsigned long pages, unsigned long n,
+		     char **pool, struct pool_page **pp, char *msg,
+		     size_t msglen)
+{
+	int ret = buf_map(b, pages, msg, msglen);
+
+	if (ret)
+		return ret;
+	*pp = pool_sorted(n, pool, msg, msglen);
+	if (*pp)
+		return 0;
+	blk_buf_free(b);
+	return -EPERM;
+}
+
+/*
  * After moving @moved of @pages pages from a pool of @n (@ret: how that
  * went): free the pool, check that every page came and scan the layout
  * into @l. On failure the buffer is freed.
@@ -972,14 +998,9 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 	char *pool;
 	int ret;
 
-	ret = buf_map(b, pages, msg, msglen);
+	ret = buf_start(b, pages, n, &pool, &pp, msg, msglen);
 	if (ret)
 		return ret;
-	pp = pool_sorted(n, &pool, msg, msglen);
-	if (!pp) {
-		blk_buf_free(b);
-		return -EPERM;
-	}
 	/* In PFN order, never the page right after the one taken last. */
 	for (i = 0; i < n && j < pages; i++) {
 		if (j && pp[i].pfn == last + 1)
@@ -1011,14 +1032,9 @@ int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 	char *pool;
 	int ret = 0;
 
-	ret = buf_map(b, pages, msg, msglen);
+	ret = buf_start(b, pages, n, &pool, &pp, msg, msglen);
 	if (ret)
 		return ret;
-	pp = pool_sorted(n, &pool, msg, msglen);
-	if (!pp) {
-		blk_buf_free(b);
-		return -EPERM;
-	}
 	while (j < pages && c < n && !ret) {
 		unsigned long want = run_min + blk_rand(&seed) %
 				     (run_max - run_min + 1);

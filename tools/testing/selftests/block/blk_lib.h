@@ -22,6 +22,17 @@
 /* Error returns that mean "skip": the kernel lacks what the test needs. */
 #define BLK_ESKIP	10000
 
+/*
+ * In a FIXTURE_SETUP or TEST_F (kselftest_harness.h): skip with @msg if
+ * @ret is -BLK_ESKIP, fail with it on any other error.
+ */
+#define BLK_SKIP_OR_ASSERT(ret, msg)					\
+	do {								\
+		if ((ret) == -BLK_ESKIP)				\
+			SKIP(return, "%s", msg);			\
+		ASSERT_EQ(0, ret) TH_LOG("%s", msg);			\
+	} while (0)
+
 /* null_blk ---------------------------------------------------------------- */
 
 struct blk_nullb {

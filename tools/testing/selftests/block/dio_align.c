@@ -209,9 +209,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct dio_ctx *c,
 	int ret;
 
 	ret = ctx_make(c, env, lbs, kb, msg, sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 }
 
 /* Trace one I/O ---------------------------------------------------------- */

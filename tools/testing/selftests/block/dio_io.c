@@ -120,6 +120,47 @@ static void dev_cleanup(struct dev_ctx *d, int fd_owner)
 	blk_sdebug_destroy(&d->sd);
 }
 
+/* An empty @d, or -BLK_ESKIP when not root. */
+static int dev_init(struct dev_ctx *d, char *msg, size_t msglen)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	if (!geteuid())
+		return 0;
+	snprintf(msg, msglen, "needs root (the devices it makes, sysfs, pagemap PFNs)");
+	return -BLK_ESKIP;
+}
+
+/*
+ * Open @path with O_DIRECT and trace device @major:@minor in a trace
+ * instance of this process. Without @need_trace a kernel that cannot
+ * trace is noted and the device used untraced. Returns 0, -BLK_ESKIP or
+ * -errno with the reason in @msg; the caller undoes it (dev_cleanup()).
+ */
+static int dev_open(struct dev_ctx *d, const char *path, unsigned int major,
+		    unsigned int minor, int need_trace, char *msg,
+		    size_t msglen)
+{
+	char name[64];
+	int ret;
+
+	d->fd = open(path, O_RDWR | O_DIRECT);
+	if (d->fd < 0) {
+		ret = -errno;
+		snprintf(msg, msglen, "open %s: %s", path, strerror(errno));
+		return ret;
+	}
+	snprintf(name, sizeof(name), "dio_io_%d", getpid());
+	ret = blk_trace_create(&d->tr, name, major, minor, TRACE_KB, msg,
+			       msglen);
+	if (ret == -BLK_ESKIP && !need_trace) {
+		ksft_print_msg("%s: bios not traced: %s\n", d->label, msg);
+		return 0;
+	}
+	d->have_trace = !ret;
+	return ret;
+}
+
 /*
  * A null_blk device with @lbs-byte blocks at max_sectors_kb @limit_kb,
  * opened with O_DIRECT, and a trace instance for it (optional unless
@@ -135,16 +176,13 @@ static int dev_setup(struct dev_ctx *d, unsigned int lbs,
 	char name[64];
 	int ret;
 
-	memset(d, 0, sizeof(*d));
-	d->fd = -1;
+	ret = dev_init(d, msg, msglen);
+	if (ret)
+		return ret;
 	d->limit_kb = limit_kb;
 	d->memory_backed = memory_backed;
 	snprintf(d->label, sizeof(d->label), "nullb_%s max%uk",
 		 lbs == 512 ? "512" : "4k", limit_kb);
-	if (geteuid()) {
-		snprintf(msg, msglen, "needs root (configfs, sysfs, pagemap PFNs)");
-		return -BLK_ESKIP;
-	}
 	if (limit_kb * BLK_KiB < lbs || limit_kb * BLK_KiB % lbs) {
 		snprintf(msg, msglen,
 			 "max_sectors_kb %u is not a multiple of the %u-byte logical block (the kernel rounds it down)",
@@ -177,24 +215,10 @@ static int dev_setup(struct dev_ctx *d, unsigned int lbs,
 		ret = -BLK_ESKIP;
 		goto fail;
 	}
-	d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
-	if (d->fd < 0) {
-		ret = -errno;
-		snprintf(msg, msglen, "open %s: %s", d->nb.path,
-			 strerror(errno));
-		goto fail;
-	}
-	ret = blk_trace_create(&d->tr, name, d->nb.major, d->nb.minor,
-			       TRACE_KB, msg, msglen);
-	if (ret == -BLK_ESKIP && !need_trace) {
-		ksft_print_msg("%s: bios not traced: %s\n", d->label, msg);
-		ret = 0;
-	} else if (ret) {
-		goto fail;
-	} else {
-		d->have_trace = 1;
-	}
-	return 0;
+	ret = dev_open(d, d->nb.path, d->nb.major, d->nb.minor, need_trace,
+		       msg, msglen);
+	if (!ret)
+		return 0;
 fail:
 	dev_cleanup(d, 1);
 	return ret;
@@ -238,145 +262,29 @@ FIXTURE_VARIANT(dio_io) {
 	unsigned int limit_kb;
 };
 
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max4k) {
-	.lbs = 512,
-	.limit_kb = 4,
-};
+/*
+ * A variant of fixture @f on a null_blk of @lbs_ bytes per block (@n in its
+ * name) with max_sectors_kb @kb: nullb_512_max60k, nullb_4k_max1280k, ...
+ */
+#define NULLB_VARIANT(f, n, lbs_, kb)					\
+	FIXTURE_VARIANT_ADD(f, nullb_##n##_max##kb##k) {		\
+		.lbs = lbs_,						\
+		.limit_kb = kb,						\
+	};
 
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max6k) {
-	.lbs = 512,
-	.limit_kb = 6,
-};
+/* The variants at max_sectors_kb @kb: 512 and 4096-byte blocks. */
+#define NULLB_VARIANTS(f, kb)						\
+	NULLB_VARIANT(f, 512, 512, kb) NULLB_VARIANT(f, 4k, 4096, kb)
 
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max10k) {
-	.lbs = 512,
-	.limit_kb = 10,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max32k) {
-	.lbs = 512,
-	.limit_kb = 32,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max60k) {
-	.lbs = 512,
-	.limit_kb = 60,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max96k) {
-	.lbs = 512,
-	.limit_kb = 96,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max127k) {
-	.lbs = 512,
-	.limit_kb = 127,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max128k) {
-	.lbs = 512,
-	.limit_kb = 128,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max512k) {
-	.lbs = 512,
-	.limit_kb = 512,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1023k) {
-	.lbs = 512,
-	.limit_kb = 1023,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1024k) {
-	.lbs = 512,
-	.limit_kb = 1024,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max1280k) {
-	.lbs = 512,
-	.limit_kb = 1280,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max2048k) {
-	.lbs = 512,
-	.limit_kb = 2048,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_512_max4096k) {
-	.lbs = 512,
-	.limit_kb = 4096,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max4k) {
-	.lbs = 4096,
-	.limit_kb = 4,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max6k) {
-	.lbs = 4096,
-	.limit_kb = 6,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max10k) {
-	.lbs = 4096,
-	.limit_kb = 10,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max32k) {
-	.lbs = 4096,
-	.limit_kb = 32,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max60k) {
-	.lbs = 4096,
-	.limit_kb = 60,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max96k) {
-	.lbs = 4096,
-	.limit_kb = 96,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max127k) {
-	.lbs = 4096,
-	.limit_kb = 127,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max128k) {
-	.lbs = 4096,
-	.limit_kb = 128,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max512k) {
-	.lbs = 4096,
-	.limit_kb = 512,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1023k) {
-	.lbs = 4096,
-	.limit_kb = 1023,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1024k) {
-	.lbs = 4096,
-	.limit_kb = 1024,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max1280k) {
-	.lbs = 4096,
-	.limit_kb = 1280,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max2048k) {
-	.lbs = 4096,
-	.limit_kb = 2048,
-};
-
-FIXTURE_VARIANT_ADD(dio_io, nullb_4k_max4096k) {
-	.lbs = 4096,
-	.limit_kb = 4096,
-};
+/*
+ * Tiny limits, odd ones (a split point that is not a page multiple),
+ * powers of two, and the defaults of 6.12 (1280 KiB) and 7.0 (4 MiB).
+ */
+NULLB_VARIANTS(dio_io, 4) NULLB_VARIANTS(dio_io, 6) NULLB_VARIANTS(dio_io, 10)
+NULLB_VARIANTS(dio_io, 32) NULLB_VARIANTS(dio_io, 60) NULLB_VARIANTS(dio_io, 96)
+NULLB_VARIANTS(dio_io, 127) NULLB_VARIANTS(dio_io, 128) NULLB_VARIANTS(dio_io, 512)
+NULLB_VARIANTS(dio_io, 1023) NULLB_VARIANTS(dio_io, 1024) NULLB_VARIANTS(dio_io, 1280)
+NULLB_VARIANTS(dio_io, 2048) NULLB_VARIANTS(dio_io, 4096)
 
 /* The device is made by the test: what it needs depends on the offset. */
 FIXTURE_SETUP(dio_io)
@@ -649,9 +557,7 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 	/* See blk_nullb_create(): no memory backing for such segments. */
 	ret = dev_setup(d, lbs, limit_kb, IO_DEV_MB, off % lbs == 0, 0, msg,
 			sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 	if (!d->memory_backed)
 		ksft_print_msg("%s buffer+%u: no memory backing, data not checked\n",
 			       d->label, off);
@@ -778,141 +684,32 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 		       d->memory_backed ? ", data intact" : " (data not checked)");
 }
 
-TEST_F_TIMEOUT(dio_io, pread_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pread", 0);
-}
+/* dio_io.VARIANT.OP_offOFF: run_io() of OP, buffer + OFF bytes. */
+#define DIO_IO_CASE(op, off)						\
+	TEST_F_TIMEOUT(dio_io, op##_off##off, 300)			\
+	{								\
+		run_io(_metadata, &self->d, &self->buf, self->plain,	\
+		       variant->lbs, variant->limit_kb, #op, off);	\
+	}
 
-TEST_F_TIMEOUT(dio_io, pread_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pread", 512);
-}
+#define DIO_IO_CASES(op)						\
+	DIO_IO_CASE(op, 0) DIO_IO_CASE(op, 512) DIO_IO_CASE(op, 4096)
 
-TEST_F_TIMEOUT(dio_io, pread_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pread", 4096);
-}
-
-TEST_F_TIMEOUT(dio_io, pwrite_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwrite", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, pwrite_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwrite", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, pwrite_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwrite", 4096);
-}
-
-TEST_F_TIMEOUT(dio_io, preadv_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "preadv", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, preadv_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "preadv", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, preadv_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "preadv", 4096);
-}
-
-TEST_F_TIMEOUT(dio_io, pwritev_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwritev", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, pwritev_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwritev", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, pwritev_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "pwritev", 4096);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_read_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_read", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_read_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_read", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_read_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_read", 4096);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_write_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_write", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_write_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_write", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, aio_write_off4096, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "aio_write", 4096);
-}
+DIO_IO_CASES(pread)
+DIO_IO_CASES(pwrite)
+DIO_IO_CASES(preadv)
+DIO_IO_CASES(pwritev)
+DIO_IO_CASES(aio_read)
+DIO_IO_CASES(aio_write)
 
 /*
  * io_uring reaches the same __blkdev_direct_IO_async() as Linux AIO, but
  * first with IOCB_NOWAIT (REQ_NOWAIT) from the submitting task.
  */
-TEST_F_TIMEOUT(dio_io, uring_read_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "uring_read", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, uring_read_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "uring_read", 512);
-}
-
-TEST_F_TIMEOUT(dio_io, uring_write_off0, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "uring_write", 0);
-}
-
-TEST_F_TIMEOUT(dio_io, uring_write_off512, 300)
-{
-	run_io(_metadata, &self->d, &self->buf, self->plain, variant->lbs,
-	       variant->limit_kb, "uring_write", 512);
-}
+DIO_IO_CASE(uring_read, 0)
+DIO_IO_CASE(uring_read, 512)
+DIO_IO_CASE(uring_write, 0)
+DIO_IO_CASE(uring_write, 512)
 
 /* dio_bios --------------------------------------------------------------- */
 
@@ -926,45 +723,9 @@ FIXTURE_VARIANT(dio_bios) {
 	unsigned int limit_kb;
 };
 
-FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max128k) {
-	.lbs = 512,
-	.limit_kb = 128,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max1280k) {
-	.lbs = 512,
-	.limit_kb = 1280,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max2048k) {
-	.lbs = 512,
-	.limit_kb = 2048,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_512_max4096k) {
-	.lbs = 512,
-	.limit_kb = 4096,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max128k) {
-	.lbs = 4096,
-	.limit_kb = 128,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max1280k) {
-	.lbs = 4096,
-	.limit_kb = 1280,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max2048k) {
-	.lbs = 4096,
-	.limit_kb = 2048,
-};
-
-FIXTURE_VARIANT_ADD(dio_bios, nullb_4k_max4096k) {
-	.lbs = 4096,
-	.limit_kb = 4096,
-};
+/* A small limit, 6.12's default, 2 MiB and 7.0's default (KiB). */
+NULLB_VARIANTS(dio_bios, 128) NULLB_VARIANTS(dio_bios, 1280)
+NULLB_VARIANTS(dio_bios, 2048) NULLB_VARIANTS(dio_bios, 4096)
 
 FIXTURE_SETUP(dio_bios)
 {
@@ -973,14 +734,49 @@ FIXTURE_SETUP(dio_bios)
 
 	ret = dev_setup(&self->d, variant->lbs, variant->limit_kb,
 			BIOS_DEV_MB, 1, 1, msg, sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 }
 
 FIXTURE_TEARDOWN_PARENT(dio_bios)
 {
 	dev_cleanup(&self->d, 0);
+}
+
+/*
+ * The traced 64 MiB read of @buf at device offset @off: the buffer's
+ * layout (the bios an unpatched kernel builds follow it) in @l, the
+ * trace in @s, pread()'s result in *@n.
+ */
+static void read64m(struct __test_metadata *_metadata, struct dev_ctx *d,
+		    struct blk_buf *buf, off_t off, struct blk_layout *l,
+		    struct blk_trace_sum *s, ssize_t *n)
+{
+	int ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, l);
+
+	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	ASSERT_EQ(0, blk_trace_clear(&d->tr));
+	*n = pread(d->fd, buf->addr, BIOS_LEN, off);
+	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', s))
+		TH_LOG("trace lost events");
+}
+
+/*
+ * What every traced 64 MiB read must be: read whole, in bios that carry
+ * it all, with @pages_only in bios of whole pages only.
+ */
+static void expect_read64m(struct __test_metadata *_metadata,
+			   const struct dev_ctx *d,
+			   const struct blk_trace_sum *s, ssize_t n,
+			   int pages_only)
+{
+	EXPECT_EQ((ssize_t)BIOS_LEN, n)
+		TH_LOG("%s 64MiB read returned %zd", d->label, n);
+	EXPECT_EQ(BIOS_LEN, s->bio_bytes)
+		TH_LOG("%s: bios carry %llu bytes", d->label, s->bio_bytes);
+	if (pages_only)
+		EXPECT_EQ(0, s->odd_bios)
+			TH_LOG("%s: %ld bios not page multiples (%s)",
+			       d->label, s->odd_bios, s->bio_list);
 }
 
 /*
@@ -994,27 +790,18 @@ static void run_bios(struct __test_metadata *_metadata, struct dev_ctx *d,
 	struct blk_layout l;
 	unsigned long bound;
 	ssize_t n;
-	int ret;
 
-	ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, &l);
-	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	read64m(_metadata, d, buf, 0, &l, &s, &n);
 	/* Giving back at most 1/16 of each bio costs at most 1/15 more. */
 	bound = l.bios + l.bios / 15 + 1;
 	ksft_print_msg("%s %s buffer: %lu pages in %lu runs of %lu..%lu pages\n",
 		       d->label, kind, l.pages, l.runs, l.run_min, l.run_max);
-	ASSERT_EQ(0, blk_trace_clear(&d->tr));
-	n = pread(d->fd, buf->addr, BIOS_LEN, 0);
-	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', &s))
-		TH_LOG("trace lost events");
-	EXPECT_EQ((ssize_t)BIOS_LEN, n)
-		TH_LOG("%s 64MiB read returned %zd", d->label, n);
 	ksft_print_msg("%s %s buffer: 64MiB read: %ld bios (%u..%u sectors), %ld requests\n",
 		       d->label, kind, s.bios, s.min_bio_sectors,
 		       s.max_bio_sectors, s.rqs);
 	ksft_print_msg("%s %s buffer: layout implies %lu bios; pass iff bios <= %lu\n",
 		       d->label, kind, l.bios, bound);
-	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
-		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
+	expect_read64m(_metadata, d, &s, n, 0);
 	EXPECT_GE(bound, (unsigned long)s.bios)
 		TH_LOG("%s %s buffer: %ld bios, expected <= %lu (layout: %lu)",
 		       d->label, kind, s.bios, bound, l.bios);
@@ -1084,25 +871,10 @@ FIXTURE_VARIANT(dio_fs) {
 	unsigned int limit_kb;
 };
 
-FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max128k) {
-	.lbs = 4096,
-	.limit_kb = 128,
-};
-
-FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max1280k) {
-	.lbs = 4096,
-	.limit_kb = 1280,
-};
-
-FIXTURE_VARIANT_ADD(dio_fs, nullb_4k_max4096k) {
-	.lbs = 4096,
-	.limit_kb = 4096,
-};
-
-FIXTURE_VARIANT_ADD(dio_fs, nullb_512_max1280k) {
-	.lbs = 512,
-	.limit_kb = 1280,
-};
+NULLB_VARIANT(dio_fs, 4k, 4096, 128)
+NULLB_VARIANT(dio_fs, 4k, 4096, 1280)
+NULLB_VARIANT(dio_fs, 4k, 4096, 4096)
+NULLB_VARIANT(dio_fs, 512, 512, 1280)
 
 /* 1 if /proc/filesystems lists @fs. */
 static int fs_supported(const char *fs)
@@ -1162,9 +934,7 @@ FIXTURE_SETUP(dio_fs)
 		SKIP(return, "no ext4 in /proc/filesystems (CONFIG_EXT4_FS)");
 	ret = dev_setup(&self->d, variant->lbs, variant->limit_kb, FS_DEV_MB,
 			1, 1, msg, sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 	ret = mkfs_ext4(self->d.nb.path);
 	if (ret == -ENOENT)
 		SKIP(return, "mke2fs not in PATH (e2fsprogs)");
@@ -1273,15 +1043,9 @@ static void run_fs(struct __test_metadata *_metadata, struct dev_ctx *d,
 		       s.odd_bios, s.rqs);
 	ksft_print_msg("%s ext4 %s buffer: pass iff it returns 64MiB, data intact, bios <= %lu (unpatched: %lu), all page multiples (requests of the uncut stream by max_sectors alone: %lu)\n",
 		       d->label, kind, bio_bound, layout, stream);
-	EXPECT_EQ((ssize_t)BIOS_LEN, n)
-		TH_LOG("%s 64MiB read returned %zd", d->label, n);
+	expect_read64m(_metadata, d, &s, n, 1);
 	bad = blk_pattern_check(buf->addr, BIOS_LEN, 0, 11);
 	EXPECT_EQ(-1, bad) TH_LOG("data differs from byte %lld on", bad);
-	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
-		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
-	EXPECT_EQ(0, s.odd_bios)
-		TH_LOG("%s: %ld bios not page multiples (%s)", d->label,
-		       s.odd_bios, s.bio_list);
 	EXPECT_GE(bio_bound, (unsigned long)s.bios)
 		TH_LOG("%s ext4 %s buffer: %ld bios, expected <= %lu",
 		       d->label, kind, s.bios, bio_bound);
@@ -1318,15 +1082,11 @@ static int sd_setup(struct dev_ctx *d, unsigned int limit_kb, char *msg,
 		    size_t msglen)
 {
 	unsigned long long v;
-	char name[64];
 	int ret;
 
-	memset(d, 0, sizeof(*d));
-	d->fd = -1;
-	if (geteuid()) {
-		snprintf(msg, msglen, "needs root (sysfs, pagemap PFNs)");
-		return -BLK_ESKIP;
-	}
+	ret = dev_init(d, msg, msglen);
+	if (ret)
+		return ret;
 	ret = blk_sdebug_create(&d->sd, SD_PHYSBLK_EXP, 1, msg, msglen);
 	if (ret)
 		return ret;
@@ -1345,19 +1105,10 @@ static int sd_setup(struct dev_ctx *d, unsigned int limit_kb, char *msg,
 	d->limit_kb = v;
 	snprintf(d->label, sizeof(d->label), "sdebug_512e max%uk%s",
 		 d->limit_kb, limit_kb ? "" : " (default)");
-	d->fd = open(d->sd.path, O_RDWR | O_DIRECT);
-	if (d->fd < 0) {
-		ret = -errno;
-		snprintf(msg, msglen, "open %s: %s", d->sd.path,
-			 strerror(errno));
-		goto fail;
-	}
-	snprintf(name, sizeof(name), "dio_io_%d", getpid());
-	ret = blk_trace_create(&d->tr, name, d->sd.major, d->sd.minor,
-			       TRACE_KB, msg, msglen);
-	if (ret)
-		goto fail;
-	return 0;
+	ret = dev_open(d, d->sd.path, d->sd.major, d->sd.minor, 1, msg,
+		       msglen);
+	if (!ret)
+		return 0;
 fail:
 	dev_cleanup(d, 1);
 	return ret;
@@ -1399,9 +1150,7 @@ FIXTURE_SETUP(dio_sdebug)
 	int ret;
 
 	ret = sd_setup(&self->d, variant->limit_kb, msg, sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 	self->plain = mmap(NULL, IO_MAX, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->plain);
@@ -1427,17 +1176,11 @@ static void run_512e(struct __test_metadata *_metadata, struct dev_ctx *d,
 	struct blk_trace_sum s;
 	struct blk_layout l;
 	ssize_t n;
-	int ret;
 
-	ret = blk_layout_scan(buf->addr, BIOS_LEN / BLK_PAGE, &l);
-	ASSERT_EQ(0, ret) TH_LOG("pagemap of the buffer: %s", strerror(-ret));
+	read64m(_metadata, d, buf, off, &l, &s, &n);
 	stream = stream_rqs(off, BIOS_LEN, d->limit_kb, SD_PBS);
 	rq_bound = stream + l.bios;
 	bio_bound = l.bios + l.bios / 15 + 1;
-	ASSERT_EQ(0, blk_trace_clear(&d->tr));
-	n = pread(d->fd, buf->addr, BIOS_LEN, off);
-	ASSERT_EQ(0, blk_trace_collect(&d->tr, 'R', &s))
-		TH_LOG("trace lost events");
 	ksft_print_msg("%s %s buffer (%lu runs of %lu..%lu pages), 64MiB read at +%llu: %ld bios (%u..%u sectors, %ld not page multiples), %ld requests\n",
 		       d->label, kind, l.runs, l.run_min, l.run_max, off,
 		       s.bios, s.min_bio_sectors, s.max_bio_sectors,
@@ -1445,13 +1188,7 @@ static void run_512e(struct __test_metadata *_metadata, struct dev_ctx *d,
 	ksft_print_msg("%s %s buffer at +%llu: pass iff requests <= %lu (uncut stream %lu + unpatched bios %lu), bios <= %lu, all page multiples\n",
 		       d->label, kind, off, rq_bound, stream, l.bios,
 		       bio_bound);
-	EXPECT_EQ((ssize_t)BIOS_LEN, n)
-		TH_LOG("%s 64MiB read returned %zd", d->label, n);
-	EXPECT_EQ(BIOS_LEN, s.bio_bytes)
-		TH_LOG("%s: bios carry %llu bytes", d->label, s.bio_bytes);
-	EXPECT_EQ(0, s.odd_bios)
-		TH_LOG("%s: %ld bios not page multiples (%s)", d->label,
-		       s.odd_bios, s.bio_list);
+	expect_read64m(_metadata, d, &s, n, 1);
 	EXPECT_GE(rq_bound, (unsigned long)s.rqs)
 		TH_LOG("%s %s buffer at +%llu: %ld requests, expected <= %lu",
 		       d->label, kind, off, s.rqs, rq_bound);

@@ -29,6 +29,7 @@
 #define NOWZ_MADE_MB	1280
 #define SHAPE_LEN	(1 * GiB)
 #define KILL_LEN	(6 * GiB)
+#define KILL_MADE_MB	(6 * 1024 + 128)
 #define KILL_DELAY_US	500000
 /* Native kernels reap in well under a second; QEMU TCG is 10-50x slower. */
 #define KILL_REAP_SECS	5.0
@@ -67,9 +68,7 @@ FIXTURE_SETUP(zeroout)
 	ret = blk_test_dev(variant->env, variant->want_wz, variant->make_lbs,
 			   NOWZ_MADE_MB, 0, 0, &self->made, &self->dev, msg,
 			   sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 	ksft_print_msg("%s: %s, %llu MiB, %u-byte blocks, write_zeroes_max_bytes %llu\n",
 		       variant->want_wz ? "Write Zeroes" : "no Write Zeroes",
 		       self->dev.name, self->dev.size / MiB, self->dev.lbs,
@@ -188,60 +187,24 @@ TEST_F_TIMEOUT(zeroout, shape_1g, 600)
 				    bvecs));
 }
 
-TEST_F_TIMEOUT(zeroout, one_block, 600)
-{
-	run_case(_metadata, &self->dev, ZC_ONE_BLOCK);
-}
+/* zeroout.VARIANT.NAME: run_case() of the case @id. */
+#define ZEROOUT_CASE(name, id)						\
+	TEST_F_TIMEOUT(zeroout, name, 600)				\
+	{								\
+		run_case(_metadata, &self->dev, id);			\
+	}
 
-TEST_F_TIMEOUT(zeroout, unaligned_across_2m, 600)
-{
-	run_case(_metadata, &self->dev, ZC_UNALIGNED);
-}
-
-TEST_F_TIMEOUT(zeroout, exact_2m, 600)
-{
-	run_case(_metadata, &self->dev, ZC_EXACT_2M);
-}
-
-TEST_F_TIMEOUT(zeroout, len_2m_minus_block, 600)
-{
-	run_case(_metadata, &self->dev, ZC_2M_MINUS);
-}
-
-TEST_F_TIMEOUT(zeroout, len_2m_plus_block, 600)
-{
-	run_case(_metadata, &self->dev, ZC_2M_PLUS);
-}
-
-TEST_F_TIMEOUT(zeroout, x255_2m, 600)
-{
-	run_case(_metadata, &self->dev, ZC_255X2M);
-}
-
-TEST_F_TIMEOUT(zeroout, x256_2m_off_block, 600)
-{
-	run_case(_metadata, &self->dev, ZC_256X2M_OFF);
-}
-
-TEST_F_TIMEOUT(zeroout, x257_2m, 600)
-{
-	run_case(_metadata, &self->dev, ZC_257X2M);
-}
-
-TEST_F_TIMEOUT(zeroout, over_4g, 600)
-{
-	run_case(_metadata, &self->dev, ZC_OVER_4G);
-}
-
-TEST_F_TIMEOUT(zeroout, whole_device, 600)
-{
-	run_case(_metadata, &self->dev, ZC_WHOLE);
-}
-
-TEST_F_TIMEOUT(zeroout, fallocate_3m_unaligned, 600)
-{
-	run_case(_metadata, &self->dev, ZC_FALLOCATE);
-}
+ZEROOUT_CASE(one_block, ZC_ONE_BLOCK)
+ZEROOUT_CASE(unaligned_across_2m, ZC_UNALIGNED)
+ZEROOUT_CASE(exact_2m, ZC_EXACT_2M)
+ZEROOUT_CASE(len_2m_minus_block, ZC_2M_MINUS)
+ZEROOUT_CASE(len_2m_plus_block, ZC_2M_PLUS)
+ZEROOUT_CASE(x255_2m, ZC_255X2M)
+ZEROOUT_CASE(x256_2m_off_block, ZC_256X2M_OFF)
+ZEROOUT_CASE(x257_2m, ZC_257X2M)
+ZEROOUT_CASE(over_4g, ZC_OVER_4G)
+ZEROOUT_CASE(whole_device, ZC_WHOLE)
+ZEROOUT_CASE(fallocate_3m_unaligned, ZC_FALLOCATE)
 
 /*
  * SIGKILL a BLKZEROOUT of KILL_LEN KILL_DELAY_US after it started; the
@@ -298,16 +261,45 @@ static int kill_zeroout(const struct blkdev *dev, double *waited,
 	return -ETIMEDOUT;
 }
 
+/*
+ * killable and after_kill need a device of KILL_LEN. One made by the
+ * fixture is made again at that size: memory-backed, it holds only what
+ * the zeroout wrote until SIGKILL. Returns 1 to go on, 0 if skipped.
+ */
+static int kill_dev(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(zeroout) * self, int want_wz)
+{
+	char name[64], msg[256];
+	int ret;
+
+	if (want_wz)
+		SKIP(return 0, "only without Write Zeroes (the zero folio path)");
+	if (self->dev.size >= KILL_LEN)
+		return 1;
+	if (!self->made.nb.cfs[0])
+		SKIP(return 0, "%s is smaller than 6 GiB: %llu MiB",
+		     self->dev.name, self->dev.size / MiB);
+	blk_made_destroy(&self->made);
+	snprintf(name, sizeof(name), "blk_test_%d", getpid());
+	ret = blk_nullb_create(&self->made.nb, name, 512, KILL_MADE_MB, 8192,
+			       1, msg, sizeof(msg));
+	if (ret == -BLK_ESKIP)
+		SKIP(return 0, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	ASSERT_EQ(0, blk_probe(self->made.nb.disk, &self->dev))
+		TH_LOG("cannot read the queue limits of %s",
+		       self->made.nb.disk);
+	return 1;
+}
+
 /* A large zeroout can still be killed, and is reaped quickly. */
 TEST_F_TIMEOUT(zeroout, killable, 600)
 {
 	double waited;
 	int status, ret;
 
-	if (variant->want_wz)
-		SKIP(return, "only without Write Zeroes (the zero folio path)");
-	if (self->dev.size < KILL_LEN)
-		SKIP(return, "needs a device without Write Zeroes of >= 6 GiB");
+	if (!kill_dev(_metadata, self, variant->want_wz))
+		return;
 	ret = kill_zeroout(&self->dev, &waited, &status);
 	ASSERT_NE(1, ret) TH_LOG("child could not open %s", self->dev.path);
 	ASSERT_NE(-ETIMEDOUT, ret)
@@ -330,10 +322,8 @@ TEST_F_TIMEOUT(zeroout, after_kill, 600)
 	double waited;
 	int fd, status, ret;
 
-	if (variant->want_wz)
-		SKIP(return, "only without Write Zeroes (the zero folio path)");
-	if (self->dev.size < KILL_LEN)
-		SKIP(return, "needs a device without Write Zeroes of >= 6 GiB");
+	if (!kill_dev(_metadata, self, variant->want_wz))
+		return;
 	ret = kill_zeroout(&self->dev, &waited, &status);
 	ASSERT_EQ(0, ret) TH_LOG("killed zeroout did not run or was not reaped (%d)",
 				 ret);

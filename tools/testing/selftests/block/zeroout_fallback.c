@@ -63,9 +63,7 @@ FIXTURE_SETUP(zeroout_fallback)
 		SKIP(return, "no " USE_ZERO_PAGE " (CONFIG_TRANSPARENT_HUGEPAGE)");
 	ret = blk_test_dev(variant->env, 0, 512, MADE_MB, 0, 0, &self->made,
 			   &self->dev, msg, sizeof(msg));
-	if (ret == -BLK_ESKIP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	BLK_SKIP_OR_ASSERT(ret, msg);
 	/* 1 GiB in where the device has room, else 128 MiB in. */
 	self->range_start = self->dev.size >= 2 * GiB + MiB ? 1 * GiB :
 			    128 * MiB;
@@ -196,51 +194,43 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail, 600)
 		   "failure lifted, 1.5s later", ret, &res, bios, 0);
 }
 #else
-/* use_zero_page=0 (saved first), or skip: returns 1 if it is set. */
-static int zero_page_off(struct __test_metadata *_metadata,
-			 struct blk_saved *saved)
+/*
+ * use_zero_page=0 (saved first; skip if it cannot be set), then a traced
+ * 1 GiB zeroout zeroes with 4 KiB ZERO_PAGE bvecs; with @again, after a
+ * zeroout with use_zero_page=0, use_zero_page=1 and it zeroes with 2 MiB
+ * huge zero folio bvecs again.
+ */
+static void zero_page_case(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(zeroout_fallback) * self, int again)
 {
-	int ret = blk_sysfs_set_saved(saved, USE_ZERO_PAGE, "0");
+	struct zr_result res;
+	long bios;
+	int ret;
 
+	ret = blk_sysfs_set_saved(&self->use_zero_page, USE_ZERO_PAGE, "0");
 	if (ret)
-		SKIP(return 0, "cannot write " USE_ZERO_PAGE ": %s",
+		SKIP(return, "cannot write " USE_ZERO_PAGE ": %s",
 		     strerror(-ret));
-	return 1;
+	if (again) {
+		ret = zeroout_range(&self->dev, self->range_start, &res, NULL);
+		ASSERT_EQ(0, ret) TH_LOG("zeroout with use_zero_page=0: %s",
+					 strerror(-ret));
+		ASSERT_EQ(0, blk_sysfs_write(USE_ZERO_PAGE, "1"));
+	}
+	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
+	verdict_1g(_metadata, &self->dev, self->range_start,
+		   again ? "use_zero_page=1 again" : "use_zero_page=0", ret,
+		   &res, bios, !again);
 }
 
-/* use_zero_page=0: a 1 GiB zeroout zeroes with 4 KiB ZERO_PAGE bvecs. */
 TEST_F_TIMEOUT(zeroout_fallback, no_zero_page, 600)
 {
-	struct zr_result res;
-	long bios;
-	int ret;
-
-	if (!zero_page_off(_metadata, &self->use_zero_page))
-		return;
-	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	verdict_1g(_metadata, &self->dev, self->range_start,
-		   "use_zero_page=0", ret, &res, bios, 1);
+	zero_page_case(_metadata, self, 0);
 }
 
-/*
- * A zeroout with use_zero_page=0, then use_zero_page=1: a 1 GiB zeroout
- * zeroes with 2 MiB huge zero folio bvecs again.
- */
 TEST_F_TIMEOUT(zeroout_fallback, zero_page_again, 600)
 {
-	struct zr_result res;
-	long bios;
-	int ret;
-
-	if (!zero_page_off(_metadata, &self->use_zero_page))
-		return;
-	ret = zeroout_range(&self->dev, self->range_start, &res, NULL);
-	ASSERT_EQ(0, ret) TH_LOG("zeroout with use_zero_page=0: %s",
-				 strerror(-ret));
-	ASSERT_EQ(0, blk_sysfs_write(USE_ZERO_PAGE, "1"));
-	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	verdict_1g(_metadata, &self->dev, self->range_start,
-		   "use_zero_page=1 again", ret, &res, bios, 0);
+	zero_page_case(_metadata, self, 1);
 }
 #endif /* ZR_FIRST_USE */
 
