@@ -26,7 +26,7 @@ for f in $added; do
 		bad=1
 	fi
 done
-if [ "$(realpath "$dir")" = "$repo/patches" ]; then
+if wb_primary_series "$dir"; then
 	mine=(block tools Documentation) strip=
 else
 	mine=("${dir#"$repo"/}/added") strip=${dir#"$repo"/}/added/

@@ -23,11 +23,11 @@ git -C "$tree" format-patch -q --notes --numbered --zero-commit \
 find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
 	-printf '%f\n' | sort >"$dir/series"
 
-[ "$(realpath "$dir")" = "$repo/patches" ] || rm -rf "$dir/added"
+primary=1
+wb_primary_series "$dir" || { primary=0; rm -rf "$dir/added"; }
 git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; do
-	copy=$(wb_added_copy "$dir" "$f")
-	if [ "$copy" = "$repo/$f" ] && [ "$(realpath "$dir")" != "$repo/patches" ] &&
-		[ -f "$copy" ] && ! cmp -s "$tree/$f" "$copy"; then
+	copy=$repo/$f
+	if [ $primary = 0 ] && [ -f "$copy" ] && ! cmp -s "$tree/$f" "$copy"; then
 		copy=$dir/added/$f
 	fi
 	mkdir -p "$(dirname "$copy")"

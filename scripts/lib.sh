@@ -40,9 +40,10 @@ wb_series() {
 
 # wb_applied_stamp TREE PATCHDIR write|check: writes or checks the record
 # that TREE's HEAD is the series of PATCHDIR applied: the hash of
-# PATCHDIR/series and its patches, and HEAD, in TREE's git directory. scripts/apply-series.sh skips a series
-# that is applied already; scripts/export-series.sh, which writes the
-# patches from TREE, records that they are.
+# PATCHDIR/series and its patches, and HEAD, in TREE's git directory.
+# scripts/apply-series.sh skips a series that is applied already;
+# scripts/export-series.sh, which writes the patches from TREE, records
+# that they are.
 wb_applied_stamp() {
 	local stamp file
 	wb_series "$2" || return 1
@@ -54,6 +55,15 @@ wb_applied_stamp() {
 	else
 		[ "$(cat "$file" 2>/dev/null)" = "$stamp" ]
 	fi
+}
+
+# wb_primary_series PATCHDIR: true if PATCHDIR is the repository's own
+# patches/ (the 6.12 series), whose added files are the copies at their
+# kernel paths; false for a second series (patches/v7.0).
+wb_primary_series() {
+	local repo
+	repo=$(realpath "$(dirname "${BASH_SOURCE[0]}")/..")
+	[ "$(realpath "$1")" = "$repo/patches" ]
 }
 
 # wb_added_copy PATCHDIR FILE: the repository's copy of FILE (a kernel
