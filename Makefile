@@ -12,6 +12,8 @@
 #                   the kselftests and KUnit, then the fault and stress
 #                   cases of guest/stress (STRESS_SECS per case, 30)
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
+#   make BASE=7.0 test-persistent  the 7.0 series with
+#                   CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y: shape tests, KUnit
 #   make test-all   test, test-nothp and blktests, one summary
 #   make blktests   blktests in the guest on the patched and the unpatched
 #                   kernel; fails if a test passes only on the baseline
@@ -72,7 +74,8 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline run-bystander run-nonvme run-debug run-nothp host-checks check send bench \
+	run-baseline run-bystander run-nonvme run-debug run-nothp run-persistent test-persistent \
+	host-checks check send bench \
 	test-debug test-nothp test-all run-mainline kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
@@ -191,6 +194,20 @@ run-nothp: apply initramfs
 
 test-nothp: run-nothp
 	@$(S)/tap-summary.sh $(NOTHP_TAP)
+
+# BASE=7.0 only: the mainline series with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y
+# (config/persistent.config), the shape tests of the baseline proof and
+# KUnit: they must pass there too (the cases that need the folio to
+# follow use_zero_page, or a first allocation, skip and say why).
+PERSISTENT_BZ  := $(PATCHED)/obj-persistent/arch/x86/boot/bzImage
+PERSISTENT_TAP := persistent=$(T)/persistent.tap persistent-kunit=$(T)/persistent/console.log
+run-persistent: apply initramfs
+	$(if $(filter 7.0,$(BASE)),,$(error run-persistent: CONFIG_PERSISTENT_HUGE_ZERO_FOLIO exists on Linux 7.0 only: make BASE=7.0 run-persistent))
+	$(call variant,$(PATCHED),$(PATCHED)/obj-persistent,config/persistent.config)
+	$(call guest-run,$(PERSISTENT_BZ),persistent,,$(BASELINE_CMD))
+
+test-persistent: run-persistent
+	@$(S)/tap-summary.sh $(PERSISTENT_TAP)
 
 # The bystander boot: nothing named to the tests, one NVMe namespace of
 # random data beside them (config/bystander.topology). They make their

@@ -77,6 +77,27 @@ int blk_sysfs_write(const char *path, const char *val)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int blk_kconfig(const char *name)
+{
+	size_t len = strlen(name);
+	int ret = -1;
+	char line[256];
+	FILE *f;
+
+	f = popen("{ gzip -dc /proc/config.gz || cat /boot/config-$(uname -r); } 2>/dev/null",
+		  "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (ret < 0)
+			ret = 0;
+		if (!strncmp(line, name, len) && line[len] == '=')
+			ret = line[len + 1] == 'y' || line[len + 1] == 'm';
+	}
+	pclose(f);
+	return ret;
+}
+
 static int sysfs_write_ull(const char *path, unsigned long long val)
 {
 	char buf[32];

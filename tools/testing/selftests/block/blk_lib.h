@@ -112,6 +112,12 @@ int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen);
 
 int blk_sysfs_read(const char *path, char *buf, size_t len);
 int blk_sysfs_write(const char *path, const char *val);
+/*
+ * The running kernel's option @name ("CONFIG_..."): 1 if =y or =m, 0 if
+ * not set, -1 if its config cannot be read (/proc/config.gz, through
+ * CONFIG_IKCONFIG_PROC, or /boot/config-$(uname -r)).
+ */
+int blk_kconfig(const char *name);
 int blk_queue_get(const char *disk, const char *attr, unsigned long long *val);
 
 /* One queue attribute, saved on the first write and restored on demand. */

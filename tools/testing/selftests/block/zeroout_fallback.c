@@ -35,6 +35,11 @@
 #define RETRY_WAIT_US	1500000	/* kernel holds off retries for 1 s (HZ) */
 /* The zeroout that makes the kernel try (and fail, or not use) the folio. */
 #define STIMULUS_LEN	(2 * MiB)
+/*
+ * Allocated at boot and handed to kernel users whatever use_zero_page
+ * says (Linux 6.18 and later).
+ */
+#define PERSISTENT	"CONFIG_PERSISTENT_HUGE_ZERO_FOLIO"
 
 FIXTURE(zeroout_fallback) {
 	struct blk_made made;
@@ -140,6 +145,8 @@ static const char *alloc_fail_skip(void)
 		return "no " ZR_FAIL_DIR " (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS, debugfs mounted)";
 	if (alloc < 0)
 		return "no thp_zero_page_alloc in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS)";
+	if (blk_kconfig(PERSISTENT) == 1)
+		return PERSISTENT "=y: the huge zero folio is allocated at boot";
 	if (alloc > 0)
 		return "huge zero folio already allocated this boot (thp_zero_page_alloc > 0): the failure case needs a fresh boot, run this test first";
 	return NULL;
@@ -207,6 +214,8 @@ static void zero_page_case(struct __test_metadata *_metadata,
 	long bios;
 	int ret;
 
+	if (!again && blk_kconfig(PERSISTENT) == 1)
+		SKIP(return, PERSISTENT "=y: kernel users get the huge zero folio whatever use_zero_page says");
 	ret = blk_sysfs_set_saved(&self->use_zero_page, USE_ZERO_PAGE, "0");
 	if (ret)
 		SKIP(return, "cannot write " USE_ZERO_PAGE ": %s",
