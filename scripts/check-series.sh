@@ -62,7 +62,7 @@ result() { # label, ok|FAIL, start time, detail
 	[ "$2" = ok ] || failed=$((failed + 1))
 	printf 'check: %-28s %-4s %4ss  %s\n' "$1" "$2" "$(( $(date +%s) - $3 ))" "$4"
 }
-indent() { sed -n '1,20s/^/  | /p' "$@"; }
+indent() { sed 's/^/  | /' "$@" | head -n 20; }
 
 # The kernel's make for a target, niced: the lead builds on the same cores.
 kmake() { # target, make arguments...

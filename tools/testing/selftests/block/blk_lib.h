@@ -97,11 +97,21 @@ void blk_sdebug_destroy(struct blk_sdebug *sd);
  */
 int blk_dev_check_named(const char *name, char *msg, size_t msglen);
 
+/*
+ * A null_blk (memory-backed, no Write Zeroes) or scsi_debug (512e, Write
+ * Zeroes through WRITE SAME) disk made for this process and removed at
+ * exit: normal exit and exit() from a signal handler (one that calls
+ * exit() is installed for SIGTERM and SIGINT if they have none). Its name
+ * goes to @disk. Returns as blk_nullb_create() / blk_sdebug_create().
+ */
+int blk_make_nullb(unsigned int lbs, unsigned int size_mb, char *disk,
+		   size_t disklen, char *msg, size_t msglen);
+int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen);
+
 /* sysfs ------------------------------------------------------------------- */
 
 int blk_sysfs_read(const char *path, char *buf, size_t len);
 int blk_sysfs_write(const char *path, const char *val);
-
 /*
  * The running kernel's option @name ("CONFIG_..."): 1 if =y or =m, 0 if
  * not set, -1 if its config cannot be read (/proc/config.gz, through
