@@ -1,6 +1,6 @@
 #!/bin/bash
-# Usage: scripts/baseline-proof.sh PATTERNS BASELINE_TAP
-# Each line of PATTERNS (an extended regex; # comments) names a shape test
+# Usage: scripts/baseline-proof.sh PATTERNS... BASELINE_TAP
+# Each line of the PATTERNS files (an extended regex; # comments) names a shape test
 # by its TAP description. On the unpatched kernel each must have run and
 # failed: that proves the test sees the behaviour the series adds. Prints
 # TAP: "ok" for each such test that failed on the baseline, "not ok" for
@@ -8,7 +8,8 @@
 # "not ok" if the baseline boot failed.
 set -euo pipefail
 
-patterns=$1 tap=$2
+tap=${!#} patterns=("${@:1:$#-1}")
+[ ${#patterns[@]} -gt 0 ] || { echo "usage: $0 PATTERNS... BASELINE_TAP" >&2; exit 2; }
 # The guest's serial port ends lines with CR LF: drop the CR, so that a
 # pattern can anchor the end of a test name.
 mapfile -t res < <(grep -aE '^(# )*(not )?ok [0-9]+' "$tap" | sed -E 's/^(# )*//; s/\r$//' || true)
@@ -32,7 +33,7 @@ while IFS= read -r pat; do
 	else
 		echo "ok $n baseline fails as it must ($hits of $hits): $last"
 	fi
-done <"$patterns"
+done < <(cat "${patterns[@]}")
 # The baseline boot itself must be clean: a splat, panic or hang there
 # fails make test too (the Makefile records it as "not ok - boot of ...").
 while IFS= read -r line; do

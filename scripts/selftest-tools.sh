@@ -66,6 +66,9 @@ expect_line "baseline proof: a failed shape test is the proof" \
 expect_line "baseline proof: a shape test passing on the baseline is caught" \
 	"not ok 2 baseline: /^dio 64MiB read on/ passed or skipped 1 of 1 times on the unpatched kernel: it does not discriminate" \
 	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest.tap"
+expect_line "baseline proof: the patterns of a second file (one base's) are proved too" \
+	"not ok 4 baseline: /^dio 64MiB read on/ passed or skipped 1 of 1 times on the unpatched kernel: it does not discriminate" \
+	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/must-fail.patterns" "$data/kselftest.tap"
 expect_line "baseline proof: a failed baseline boot fails the proof" \
 	"not ok 3 baseline boot of the baseline kernel (see above)" \
 	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest-bootfail.tap"

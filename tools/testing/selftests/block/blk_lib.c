@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,7 +435,7 @@ void blk_sdebug_destroy(struct blk_sdebug *sd)
 	memset(sd, 0, sizeof(*sd));
 }
 
-/* Devices for test programs without the harness --------------------------- */
+/* Named devices ----------------------------------------------------------- */
 
 static int named_in_use(const char *name, unsigned int major,
 			unsigned int minor, char *msg, size_t msglen)
@@ -531,81 +530,6 @@ int blk_dev_check_named(const char *name, char *msg, size_t msglen)
 		 "%s is not listed in BLK_TEST_DESTROY: its data would be destroyed; set BLK_TEST_DESTROY=\"%s\" to allow it",
 		 name, name);
 	return -EPERM;
-}
-
-#define MADE_MAX	4
-
-static struct blk_nullb made_nullb[MADE_MAX];
-static struct blk_sdebug made_sdebug;
-static int made_registered;
-
-static void made_cleanup(void)
-{
-	int i;
-
-	for (i = 0; i < MADE_MAX; i++)
-		blk_nullb_destroy(&made_nullb[i]);
-	blk_sdebug_destroy(&made_sdebug);
-}
-
-static void made_on_signal(int sig)
-{
-	exit(128 + sig);
-}
-
-static void made_register(void)
-{
-	struct sigaction sa;
-	int sigs[] = { SIGTERM, SIGINT };
-	size_t i;
-
-	if (made_registered)
-		return;
-	made_registered = 1;
-	atexit(made_cleanup);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
-		if (sigaction(sigs[i], NULL, &sa) || sa.sa_handler != SIG_DFL)
-			continue;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = made_on_signal;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-int blk_make_nullb(unsigned int lbs, unsigned int size_mb, char *disk,
-		   size_t disklen, char *msg, size_t msglen)
-{
-	char name[64];
-	int i, ret;
-
-	for (i = 0; i < MADE_MAX && made_nullb[i].cfs[0]; i++)
-		;
-	if (i == MADE_MAX) {
-		snprintf(msg, msglen, "more than %d null_blk devices", MADE_MAX);
-		return -ENOSPC;
-	}
-	made_register();
-	snprintf(name, sizeof(name), "blk_test_%d_%d", getpid(), i);
-	ret = blk_nullb_create(&made_nullb[i], name, lbs, size_mb, 8192, 1,
-			       msg, msglen);
-	if (!ret)
-		snprintf(disk, disklen, "%s", made_nullb[i].disk);
-	return ret;
-}
-
-int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen)
-{
-	int ret;
-
-	if (made_sdebug.added) {
-		snprintf(msg, msglen, "one scsi_debug disk per process");
-		return -ENOSPC;
-	}
-	made_register();
-	ret = blk_sdebug_create(&made_sdebug, 3, 1, msg, msglen);
-	if (!ret)
-		snprintf(disk, disklen, "%s", made_sdebug.disk);
-	return ret;
 }
 
 /* Tracing ----------------------------------------------------------------- */
@@ -1155,7 +1079,7 @@ unsigned long long blk_rand(unsigned long long *state)
 	return x;
 }
 
-/* Added for the harness conversion of zeroout and dio_align ------------- */
+/* Settings saved on first write, restored in teardown ------------------- */
 
 int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
 			const char *val)

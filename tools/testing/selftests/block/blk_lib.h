@@ -86,7 +86,7 @@ int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
 		      unsigned int atomic_wr, char *msg, size_t msglen);
 void blk_sdebug_destroy(struct blk_sdebug *sd);
 
-/* Devices for test programs without the harness --------------------------- */
+/* Named devices ----------------------------------------------------------- */
 
 /*
  * A disk the user named for a destructive test (BLK_NOWZ_DEV=...): 0 if
@@ -97,21 +97,11 @@ void blk_sdebug_destroy(struct blk_sdebug *sd);
  */
 int blk_dev_check_named(const char *name, char *msg, size_t msglen);
 
-/*
- * A null_blk (memory-backed, no Write Zeroes) or scsi_debug (512e, Write
- * Zeroes through WRITE SAME) disk made for this process and removed at
- * exit: normal exit and exit() from a signal handler (one that calls
- * exit() is installed for SIGTERM and SIGINT if they have none). Its name
- * goes to @disk. Returns as blk_nullb_create() / blk_sdebug_create().
- */
-int blk_make_nullb(unsigned int lbs, unsigned int size_mb, char *disk,
-		   size_t disklen, char *msg, size_t msglen);
-int blk_make_sdebug(char *disk, size_t disklen, char *msg, size_t msglen);
-
 /* sysfs ------------------------------------------------------------------- */
 
 int blk_sysfs_read(const char *path, char *buf, size_t len);
 int blk_sysfs_write(const char *path, const char *val);
+
 /*
  * The running kernel's option @name ("CONFIG_..."): 1 if =y or =m, 0 if
  * not set, -1 if its config cannot be read (/proc/config.gz, through
@@ -208,7 +198,7 @@ long long blk_pattern_check(const void *buf, size_t len,
 
 unsigned long long blk_rand(unsigned long long *state);
 
-/* Added for the harness conversion of zeroout and dio_align ------------- */
+/* Saved settings, trace events one by one --------------------------------- */
 
 /* Write @val to the sysfs or debugfs file @path, saving it on the first write. */
 int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,

@@ -267,12 +267,13 @@ static int kill_zeroout(const struct blkdev *dev, double *waited,
  * the zeroout wrote until SIGKILL. Returns 1 to go on, 0 if skipped.
  */
 static int kill_dev(struct __test_metadata *_metadata,
-		    FIXTURE_DATA(zeroout) * self, int want_wz)
+		    FIXTURE_DATA(zeroout) * self,
+		    const FIXTURE_VARIANT(zeroout) * variant)
 {
-	char name[64], msg[256];
+	char msg[256];
 	int ret;
 
-	if (want_wz)
+	if (variant->want_wz)
 		SKIP(return 0, "only without Write Zeroes (the zero folio path)");
 	if (self->dev.size >= KILL_LEN)
 		return 1;
@@ -280,15 +281,11 @@ static int kill_dev(struct __test_metadata *_metadata,
 		SKIP(return 0, "%s is smaller than 6 GiB: %llu MiB",
 		     self->dev.name, self->dev.size / MiB);
 	blk_made_destroy(&self->made);
-	snprintf(name, sizeof(name), "blk_test_%d", getpid());
-	ret = blk_nullb_create(&self->made.nb, name, 512, KILL_MADE_MB, 8192,
-			       1, msg, sizeof(msg));
+	ret = blk_test_dev(variant->env, 0, 512, KILL_MADE_MB, 0, KILL_LEN,
+			   &self->made, &self->dev, msg, sizeof(msg));
 	if (ret == -BLK_ESKIP)
 		SKIP(return 0, "%s", msg);
 	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
-	ASSERT_EQ(0, blk_probe(self->made.nb.disk, &self->dev))
-		TH_LOG("cannot read the queue limits of %s",
-		       self->made.nb.disk);
 	return 1;
 }
 
@@ -298,7 +295,7 @@ TEST_F_TIMEOUT(zeroout, killable, 600)
 	double waited;
 	int status, ret;
 
-	if (!kill_dev(_metadata, self, variant->want_wz))
+	if (!kill_dev(_metadata, self, variant))
 		return;
 	ret = kill_zeroout(&self->dev, &waited, &status);
 	ASSERT_NE(1, ret) TH_LOG("child could not open %s", self->dev.path);
@@ -322,7 +319,7 @@ TEST_F_TIMEOUT(zeroout, after_kill, 600)
 	double waited;
 	int fd, status, ret;
 
-	if (!kill_dev(_metadata, self, variant->want_wz))
+	if (!kill_dev(_metadata, self, variant))
 		return;
 	ret = kill_zeroout(&self->dev, &waited, &status);
 	ASSERT_EQ(0, ret) TH_LOG("killed zeroout did not run or was not reaped (%d)",
