@@ -39,6 +39,9 @@ TARGETS=(
 	"riscv64-nothp   riscv   riscv64-linux-gnu-   CONFIG_MMU=y CONFIG_TRANSPARENT_HUGEPAGE=n"
 )
 CROSS_COMMON="CONFIG_BLOCK=y CONFIG_KUNIT=y"
+# Debian 12's default clang is 14; Linux 7.0 needs 15 or later. The
+# versioned LLVM (scripts/deps.sh check installs it) serves both bases.
+LLVM_SUFFIX=-16
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
@@ -62,7 +65,12 @@ result() { # label, ok|FAIL, start time, detail
 	[ "$2" = ok ] || failed=$((failed + 1))
 	printf 'check: %-28s %-4s %4ss  %s\n' "$1" "$2" "$(( $(date +%s) - $3 ))" "$4"
 }
-indent() { sed 's/^/  | /' "$@" | head -n 20; }
+# The first 20 lines of the logs that exist (prepare's does not when
+# config failed); sed reads to the end: no SIGPIPE under pipefail.
+indent() {
+	local f
+	for f in "$@"; do [ ! -f "$f" ] || cat -- "$f"; done | sed -n '1,20s/^/  | /p'
+}
 
 # The kernel's make for a target, niced: the lead builds on the same cores.
 kmake() { # target, make arguments...
@@ -70,7 +78,7 @@ kmake() { # target, make arguments...
 	local -a cc
 	case ${cc_of[$t]} in
 	gcc) cc=(CC="ccache gcc") ;;
-	llvm) cc=(LLVM=1 CC="ccache clang") ;;
+	llvm) cc=(LLVM="$LLVM_SUFFIX" CC="ccache clang$LLVM_SUFFIX") ;;
 	*) cc=(CROSS_COMPILE="${cc_of[$t]}" CC="ccache ${cc_of[$t]}gcc") ;;
 	esac
 	nice -n 19 make -C "$tree" O="$tree/obj-$t" ARCH="${arch_of[$t]}" "${cc[@]}" "$@"
@@ -87,7 +95,7 @@ configure() { # target
 	if [ "${conf_of[$t]}" = workbench ]; then
 		mapfile -t frags < <(series_fragments '*.kunitconfig' 'tools/testing/selftests/*/config')
 		local -a env=(UNKNOWN_OK=1)
-		[ "${cc_of[$t]}" = llvm ] && env+=(LLVM=1)
+		[ "${cc_of[$t]}" = llvm ] && env+=(LLVM="$LLVM_SUFFIX")
 		env "${env[@]}" nice -n 19 "$here/kconfig.sh" "$tree" "$obj" \
 			"$here/../config/qemu.config" "${frags[@]}" >"$log" 2>&1
 		return

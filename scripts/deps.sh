@@ -12,10 +12,10 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl
       libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
       python3-ply python3-git)
-# make check only: cross compilers and clang.
+# make check only: cross compilers and clang (16: Linux 7.0 needs 15).
 if [ "${1:-}" = check ]; then
 	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu
-	       clang lld llvm)
+	       clang-16 lld-16 llvm-16)
 fi
 if [ "${1:-}" = blktests ]; then
 	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils
