@@ -11,7 +11,7 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       rsync python3 trace-cmd blktrace gnuplot-nox sparse git-email
       python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl
       libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
-      python3-ply python3-git)
+      python3-ply python3-git b4)
 # make check only: cross compilers and clang (16: Linux 7.0 needs 15).
 if [ "${1:-}" = check ]; then
 	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu

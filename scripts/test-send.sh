@@ -12,9 +12,12 @@
 # patch to what get_maintainer.pl names for that patch alone (To: its
 # maintainers and reviewers), the people of its trailers and the extra
 # --to/--cc, the cover letter to all of these; "base-commit: BASE" in the
-# cover letter, each changelog below "---" as in PATCHDIR. Then git am's
-# the received patches in a worktree BUILD_DIR/linux-sendtest detached at
-# BASE, and checks that the tree equals BUILD_DIR/linux-patched's, and the
+# cover letter, each changelog below "---" as in PATCHDIR. Then, as a
+# maintainer would, makes the received thread ready to apply with Debian's
+# b4 (b4 am --offline-mode of a local mbox: it must find all the patches
+# and BASE as their base-commit), git am's b4's mbox in a worktree
+# BUILD_DIR/linux-sendtest detached at BASE, and checks that the tree
+# equals BUILD_DIR/linux-patched's, and the
 # commits' messages too but for the placeholder's sign-off, now the
 # sender's, whom they have as author (the worktree is removed
 # afterwards). Before that, send-series.sh must refuse to send without an
@@ -97,7 +100,7 @@ fi
 
 # What arrived: one line per mail (index, n, version, message id,
 # in-reply-to, references, envelope recipients, To: addresses, From:,
-# subject), each body in body.INDEX, the patches in order in patches.mbox.
+# subject), each body in body.INDEX, the thread in order in thread.mbox.
 python3 - "$work" >"$work/received.tsv" <<'EOF'
 import email.utils, mailbox, re, sys
 work = sys.argv[1]
@@ -108,13 +111,12 @@ for msg in mailbox.Maildir(work + "/maildir", create=False):
     idx = int(m.group(2)) if m else -1
     mails.append((idx, m, msg, subject))
 mails.sort(key=lambda t: t[0])
-out = mailbox.mbox(work + "/patches.mbox")
+out = mailbox.mbox(work + "/thread.mbox")
 for idx, m, msg, subject in mails:
     payload = msg.get_payload(decode=True).decode("utf-8", "replace")
     with open(f"{work}/body.{idx}", "w") as f:
         f.write(payload)
-    if idx > 0:
-        out.add(msg)
+    out.add(msg)
     rcpt = ",".join(sorted(a.strip().lower() for a in str(msg["X-RcptTo"]).split(",")))
     to = ",".join(sorted({a.lower() for _, a in email.utils.getaddresses(msg.get_all("To", []))}))
     print("\t".join([str(idx), m.group(3) if m else "-", m.group(1) if m else "-",
@@ -218,7 +220,18 @@ check "each patch carries its changelog below '---' as in $dir" changelogs
 # The received series, applied to BASE, is the series.
 wb_worktree "$patched" "$tree" "$base"
 trap 'git -C "$patched" worktree remove --force "$tree"; stop_server' EXIT
-check "git am of the received mbox applies on base" git -C "$tree" am -q "$work/patches.mbox"
+b4am() {
+	local want
+	want="Base: using specified base-commit $(git -C "$patched" rev-parse "$base")"
+	rm -rf "$work/b4" && mkdir -p "$work/b4"
+	(cd "$tree" && b4 --offline-mode -n am -C -m "$work/thread.mbox" -o "$work/b4" -n series) >"$work/b4.log" 2>&1 ||
+		{ cat "$work/b4.log"; return 1; }
+	if ! grep -qx "Total patches: $n" "$work/b4.log" || ! grep -qF "$want" "$work/b4.log"; then
+		echo "b4 am did not find $n patches and \"$want\":"; cat "$work/b4.log"; return 1
+	fi
+}
+check "b4 am of the received thread: $n patches, base-commit $(git -C "$patched" rev-parse --short "$base")" b4am
+check "git am of b4 am's mbox applies on base" git -C "$tree" am -q "$work/b4/series.mbx"
 check "tree after git am = linux-patched HEAD^{tree} $(git -C "$patched" rev-parse --short 'HEAD^{tree}')" \
 	test "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')"
 messages() { git -C "$1" log --reverse --format='%an <%ae>%n%B' "$base..HEAD"; }
