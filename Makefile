@@ -292,7 +292,7 @@ host-checks: apply
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit) $(abspath $(PATCHES))
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) $(PATCHES)
-	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, git am of the mails gives the series" \
+	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives the series" \
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
 
 TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
