@@ -174,9 +174,9 @@ STRESS_SECS ?= 30
 # KASAN and TCG, and its single-bio paths do not reach the series' code;
 # so is dio_align, which builds its irregular buffer per test (about 17
 # minutes here). dio_verify.sh's fio jobs of up to 64 MiB per I/O drive
-# the trimming path on this kernel.
+# the trimming path on this kernel, and dio_pins its unpinning (7.0).
 DEBUG_CMD := ./run_kselftest.sh -t block:zeroout_first_use -t block:zeroout_fallback \
-	-t block:zeroout -t block:dio_verify.sh
+	-t block:zeroout -t block:dio_verify.sh -t block:dio_pins
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
 run-debug: apply initramfs

@@ -46,6 +46,11 @@ LLVM_SUFFIX=-16
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
 tree=$(wb_tree "$build" check) logs=$tree/logs
+# One check per build directory: a second one would reset the worktree
+# under the first one's builds.
+mkdir -p "$build"
+exec 9>"$build/check.lock"
+flock -n 9 || { echo "check-series: another make check runs in $build (its worktree $tree); wait for it to end" >&2; exit 1; }
 export CCACHE_NOHASHDIR=1
 jobs=$(( $(nproc) ))
 wb_series "$dir"
