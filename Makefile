@@ -3,10 +3,11 @@
 #
 #   make            build the patched 6.12 kernel, boot it on QEMU NVMe,
 #                   run the block kselftests (and KUnit at boot)
-#   make test       everything that must hold (host checks, patched run,
-#                   baseline run that must fail the shape tests, the
-#                   bystander and no-NVMe boots, the debug kernel's run
-#                   and its fault and stress cases, the 7.0 series)
+#   make test       everything that must hold (tool and host checks, the
+#                   patched NVMe boot, the baseline run that must fail the
+#                   shape tests, the bystander boot of every kselftest, the
+#                   debug kernel's run and its fault and stress cases, the
+#                   7.0 series' checks, shape tests and baseline proof)
 #   make shell      the same guest, interactive
 #   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
 #                   the kselftests and KUnit, then the fault and stress
@@ -14,7 +15,8 @@
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
 #   make BASE=7.0 test-persistent  the 7.0 series with
 #                   CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y: shape tests, KUnit
-#   make test-all   test, test-nothp and blktests, one summary
+#   make test-all   test, then all, test-nothp, blktests and (from 6.12)
+#                   make BASE=7.0 test, one summary
 #   make blktests   blktests in the guest on the patched and the unpatched
 #                   kernel; fails if a test passes only on the baseline
 #   make check      every patch on its predecessors: checkpatch, builds,
@@ -74,8 +76,8 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
-	run-baseline run-bystander run-nonvme run-debug run-nothp run-persistent test-persistent \
-	host-checks check send bench \
+	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
+	tool-checks host-checks check send bench \
 	test-debug test-nothp test-all run-mainline kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
@@ -137,21 +139,6 @@ run-patched: kernel-patched initramfs
 NAMED_TESTS := -t block:zeroout_first_use -t block:zeroout_fallback -t block:zeroout \
 	-t block:dio_align -t block:dio_verify.sh
 
-# The no-NVMe boot: no NVMe namespace at all (config/nonvme.topology), a
-# 3 GiB guest (memory-backed null_blk of 1280 MiB). Every kselftest runs
-# on the null_blk and scsi_debug devices it makes, and each skip must
-# have a reason config/nonvme-skips allows (scripts/skip-check.sh): none
-# for want of a device, a driver or an option.
-NONVME_CMD := ./run_kselftest.sh -c block
-run-nonvme: export TOPOLOGY := $(abspath config/nonvme.topology)
-run-nonvme: export MEM := 3G
-# All of them in one boot, dio_io's 670 cases too: it ran past 30 min
-# on this 2-core machine while kernels were built beside it. An hour.
-run-nonvme: export TIMEOUT := 3600
-run-nonvme: kernel-patched initramfs
-	$(call guest-run,$(BZ_PATCHED),nonvme,,$(NONVME_CMD))
-	@$(S)/skip-check.sh config/nonvme-skips $(T)/nonvme.tap >$(T)/nonvme-skips.tap
-
 # On the unpatched kernel the shape tests must fail: that is the proof that
 # they discriminate. Its own results are not counted, only that proof.
 # Only the tests config/baseline-must-fail names: dio_io guards correctness
@@ -185,8 +172,9 @@ run-debug: apply initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/stress $(STRESS_CPIO)
 	$(call guest-run,$(DEBUG_BZ),stress,$(STRESS_CPIO),/stress/blk_stress $(STRESS_SECS))
 
-DEBUG_TAP := debug=$(T)/debug.tap debug-kunit=$(T)/debug/console.log \
-	stress=$(T)/stress.tap
+# $(call debug_tap,TESTDIR): the debug run's results (test-all reads 7.0's).
+debug_tap = debug=$(1)/debug.tap debug-kunit=$(1)/debug/console.log stress=$(1)/stress.tap
+DEBUG_TAP := $(call debug_tap,$(T))
 test-debug: run-debug
 	@$(S)/tap-summary.sh $(DEBUG_TAP)
 
@@ -215,18 +203,24 @@ test-persistent: run-persistent
 	@$(S)/tap-summary.sh $(PERSISTENT_TAP)
 
 # The bystander boot: nothing named to the tests, one NVMe namespace of
-# random data beside them (config/bystander.topology). They make their
-# own null_blk and scsi_debug devices (3 GiB guest: a memory-backed
-# null_blk of 1280 MiB), must pass, leave the namespace unchanged and
-# remove what they made (guest/bystander/run.sh). dio_io is left out: it
-# only ever makes its own devices (the no-NVMe boot runs it).
+# random data beside them (config/bystander.topology). Every kselftest
+# (dio_io's 670 cases too) makes its own null_blk and scsi_debug devices
+# (3 GiB guest: a memory-backed null_blk of 1280 MiB); they must pass,
+# leave the namespace unchanged and remove what they made
+# (guest/bystander/run.sh), and each skip must have a reason
+# config/bystander-skips allows (scripts/skip-check.sh): none for want of
+# a device, a driver or an option.
 BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
-BYSTANDER_CMD  := /bystander/run.sh $(NAMED_TESTS)
+BYSTANDER_CMD  := /bystander/run.sh -c block
 run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
 run-bystander: export MEM := 3G
+# It ran past 30 min on this 2-core machine while kernels were built
+# beside it. An hour.
+run-bystander: export TIMEOUT := 3600
 run-bystander: kernel-patched initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bystander $(BYSTANDER_CPIO)
 	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
+	@$(S)/skip-check.sh config/bystander-skips $(T)/bystander.tap >$(T)/bystander-skips.tap
 
 # make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
@@ -281,13 +275,19 @@ blktests: run-blktests-baseline run-blktests-patched
 		$(T)/blktests-boot-patched/output.log || rc=1; \
 	$(S)/tap-summary.sh $(BLKTESTS_TAP) || true; exit $$rc
 
-host-checks: apply
-	@mkdir -p $(T) && rm -f $(T)/host.tap
-	@$(S)/tap-run.sh $(T)/host.tap "shellcheck of scripts/ and guest/init" \
+# The workbench's own tools, whatever the base: shellcheck, and its
+# scanners and summaries on recorded logs.
+tool-checks:
+	@mkdir -p $(T) && rm -f $(T)/tools.tap
+	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/ and guest/init" \
 		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
 		guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
-	@$(S)/tap-run.sh $(T)/host.tap "console scanner and TAP summary on recorded logs" \
+	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
+
+# The series of this base on the host: repo copies, quilt, make send.
+host-checks: apply
+	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit) $(abspath $(PATCHES))
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
@@ -295,16 +295,18 @@ host-checks: apply
 	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives the series" \
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
 
-TEST_TAP := host=$(T)/host.tap patched=$(T)/patched.tap \
-	kunit=$(T)/patched/console.log baseline=$(T)/baseline-proof.tap \
-	bystander=$(T)/bystander.tap nonvme=$(T)/nonvme.tap \
-	nonvme-skips=$(T)/nonvme-skips.tap $(DEBUG_TAP)
+# $(call test_tap,TESTDIR): make test's results of one base.
+test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
+	kunit=$(1)/patched/console.log baseline=$(1)/baseline-proof.tap \
+	bystander=$(1)/bystander.tap bystander-skips=$(1)/bystander-skips.tap \
+	$(call debug_tap,$(1))
+TEST_TAP := $(call test_tap,$(T))
 
 # make test covers both series: every step of this base, and of the
 # mainline series (BASE=7.0) its host checks, its patched kernel's shape
 # tests (those the baseline proof runs) and KUnit, and its baseline's
-# proof. make BASE=7.0 test adds dio_io and dio_verify.sh, the bystander
-# and the debug boots: CI's 90 minutes do not hold both bases whole.
+# proof. make BASE=7.0 test adds its bystander and debug boots (test-all
+# runs it): CI's 90 minutes do not hold both bases whole.
 MAINLINE   := $(MAKE) --no-print-directory BASE=7.0
 MAINLINE_T := $(abspath build/7.0/test)
 ifeq ($(BASE),6.12)
@@ -320,21 +322,30 @@ kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
 
-# In make test the NVMe boot runs the tests that take named devices;
-# dio_io runs in the no-NVMe boot.
-test: GUEST_CMD := ./run_kselftest.sh $(NAMED_TESTS)
-test: host-checks run-patched run-baseline run-bystander run-nonvme run-debug kunit-parse \
+# In make test the plain kernel's NVMe boot runs dio_align on the named
+# namespaces, and KUnit: the debug boot runs the other tests that take
+# named devices there, and the bystander boot every test on the devices
+# it makes. make (and test-all, through make all) runs them all on NVMe.
+# A target-specific value: run-patched gets it as test's prerequisite.
+test: GUEST_CMD := ./run_kselftest.sh -t block:dio_align
+test: tool-checks host-checks run-patched run-baseline run-bystander run-debug kunit-parse \
 	$(if $(MAINLINE_TAP),run-mainline)
 	@$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP)
 
-# make test, then the THP-off kernel and make blktests even if make test
-# failed; one summary (of blktests, its rule: failures on both kernels are
-# listed by make blktests, not counted).
+# make test, then every kselftest on the plain kernel's NVMe boot (make
+# all), the THP-off kernel, make blktests and, from 6.12, make BASE=7.0
+# test, even if make test failed; one summary (of blktests, its rule:
+# failures on both kernels are listed by make blktests, not counted).
+ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
+MAINLINE_ALL_TAP := $(if $(MAINLINE_TAP),$(addprefix mainline-,$(call test_tap,$(MAINLINE_T))))
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
+	$(MAKE) --no-print-directory all || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
 	$(MAKE) --no-print-directory blktests || rc=1; \
-	$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP) $(NOTHP_TAP) blktests=$(T)/blktests-rule.tap || rc=1; exit $$rc
+	$(if $(MAINLINE_TAP),$(MAINLINE) test || rc=1;) \
+	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
+		blktests=$(T)/blktests-rule.tap $(MAINLINE_ALL_TAP) || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell

@@ -83,5 +83,12 @@ elif [ "$status" -ne 0 ] && ! wb_bool ALLOW_CMD_FAIL; then
 	echo "boot: guest command exited with $status" >&2
 	fail=1
 fi
+# guest/init logs the start of each kselftest program and the end of the
+# command in the kernel log: the time each took, from the console's stamps.
+times=$(awk -F'[][]' '/\] wb: (selftests: |WB-EXIT=)/ {
+		sub(/^ *wb: (selftests: [^:]*: )?/, "", $3)
+		if (name != "") { printf "%s%s %ds", sep, name, $2 - start; sep = ", " }
+		name = $3; start = $2 }' "$rundir/console.log")
+[ -z "$times" ] || echo "boot: kselftest programs: $times"
 echo "boot: done in ${took}s (guest exit ${status:-none})"
 exit $fail

@@ -39,16 +39,13 @@ TARGETS=(
 	"riscv64-nothp   riscv   riscv64-linux-gnu-   CONFIG_MMU=y CONFIG_TRANSPARENT_HUGEPAGE=n"
 )
 CROSS_COMMON="CONFIG_BLOCK=y CONFIG_KUNIT=y"
-# Debian 12's default clang is 14; Linux 7.0 needs 15 or later. The
-# versioned LLVM (scripts/deps.sh check installs it) serves both bases.
-LLVM_SUFFIX=-16
+LLVM_SUFFIX=-$WB_LLVM
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
 tree=$(wb_tree "$build" check) logs=$tree/logs
 # One check per build directory: a second one would reset the worktree
 # under the first one's builds.
-mkdir -p "$build"
 exec 9>"$build/check.lock"
 flock -n 9 || { echo "check-series: another make check runs in $build (its worktree $tree); wait for it to end" >&2; exit 1; }
 export CCACHE_NOHASHDIR=1

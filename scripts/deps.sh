@@ -5,6 +5,8 @@
 # programs make blktests copies into its guest (scripts/blktests-initramfs.sh).
 # Takes nothing, produces nothing but installed packages; apt-get only.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       flex bison bc libelf-dev libssl-dev ccache quilt cpio xz-utils
@@ -12,10 +14,10 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl
       libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
       python3-ply python3-git b4)
-# make check only: cross compilers and clang (16: Linux 7.0 needs 15).
+# make check only: cross compilers and clang (WB_LLVM: Linux 7.0 needs 15).
 if [ "${1:-}" = check ]; then
 	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu
-	       clang-16 lld-16 llvm-16)
+	       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM")
 fi
 if [ "${1:-}" = blktests ]; then
 	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils

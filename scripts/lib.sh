@@ -80,6 +80,12 @@ wb_added_copy() {
 	fi
 }
 
+# The LLVM of make check's clang builds: Debian 12's default clang is 14,
+# Linux 7.0 needs 15 or later; Debian 12 has 16, which serves both bases
+# (scripts/deps.sh check installs it, scripts/check-series.sh uses it).
+# shellcheck disable=SC2034 # for the scripts that source this file
+WB_LLVM=16
+
 # The committer (and author) the workbench names where it must name one,
 # as git -c options, so that no git config is written: the base commit of
 # Debian's tree (scripts/kernel-tree.sh: the same on every machine, so
@@ -128,6 +134,21 @@ wb_worktree() {
 	git -C "$dir" am --abort >/dev/null 2>&1 || true
 	git -C "$dir" checkout -q --detach -f "$commit"
 	git -C "$dir" clean -q -fdx "${keep[@]}"
+}
+
+# wb_sparse_worktree REPO DIR COMMIT PATH...: DIR made again as a worktree
+# of REPO, detached at COMMIT, with only PATHs on disk (a sparse checkout;
+# the index holds the whole tree): enough to apply a series that touches
+# only them, without writing out a kernel tree. A patch or quilt push
+# touching any other path fails for want of the file.
+wb_sparse_worktree() {
+	local repo=$1 dir=$2 commit=$3
+	shift 3
+	rm -rf "$dir"
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach --no-checkout "$dir" "$commit"
+	git -C "$dir" sparse-checkout set --no-cone "$@"
+	git -C "$dir" checkout -q --detach "$commit"
 }
 
 # wb_install ROOT FILE [HAVE]: FILE into ROOT (the directory tree of an

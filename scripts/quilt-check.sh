@@ -4,8 +4,9 @@
 # same result as git am did in PATCHED_TREE: resets the worktree
 # BUILD_DIR/linux-quilt to BASE, pushes the series with quilt, and checks
 # that it changed exactly the files the series changes, each to the same
-# content as in PATCHED_TREE. The worktree (a full kernel checkout) is
-# removed on exit, so it does not stay on the disk.
+# content as in PATCHED_TREE. The worktree holds only the files the series
+# changes (a sparse checkout: quilt fails on any other) and is removed on
+# exit.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -13,13 +14,14 @@ set -euo pipefail
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
 qt=$(wb_tree "$build" quilt)
 wb_series "$dir"
-wb_worktree "$patched" "$qt" "$base"
+want=$(git -C "$patched" diff --name-only "$base" HEAD | sort)
+# shellcheck disable=SC2086 # one path per word
+wb_sparse_worktree "$patched" "$qt" "$base" $want
 trap 'git -C "$patched" worktree remove --force "$qt"' EXIT
 cd "$qt"
 QUILT_PATCHES=$dir quilt push -a -q --fuzz=0 >/dev/null
 rm -rf .pc
 
-want=$(git -C "$patched" diff --name-only "$base" HEAD | sort)
 got=$( { git diff --name-only; git ls-files --others; } | sort)
 if [ "$got" != "$want" ]; then
 	echo "quilt-check: quilt push -a changed other files than git am:" >&2

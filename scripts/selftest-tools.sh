@@ -73,7 +73,7 @@ expect_line "baseline proof: a failed baseline boot fails the proof" \
 	"not ok 3 baseline boot of the baseline kernel (see above)" \
 	"$here/baseline-proof.sh" "$data/must-fail.patterns" "$data/kselftest-bootfail.tap"
 
-allowed=$here/../config/nonvme-skips
+allowed=$here/../config/bystander-skips
 printf '%s\r\n' "# ok 1 zeroout.nowz.over_4g # SKIP zeroout >4GiB in one call [1+2] on blk_test_9_0: device has only 1280 MiB" \
 	"# ok 2 dio_io.nullb_4k_max60k.pread_off0" "ok 1 selftests: block: zeroout" >/tmp/selftest-tools.$$.tap
 expect_line "skip check: a skip with an allowed reason passes" \

@@ -16,7 +16,8 @@
 # maintainer would, makes the received thread ready to apply with Debian's
 # b4 (b4 am --offline-mode of a local mbox: it must find all the patches
 # and BASE as their base-commit), git am's b4's mbox in a worktree
-# BUILD_DIR/linux-sendtest detached at BASE, and checks that the tree
+# BUILD_DIR/linux-sendtest detached at BASE (only the files the series
+# changes are checked out), and checks that the tree
 # equals BUILD_DIR/linux-patched's, and the
 # commits' messages too but for the placeholder's sign-off, now the
 # sender's, whom they have as author (the worktree is removed
@@ -217,8 +218,10 @@ changelogs() {
 }
 check "each patch carries its changelog below '---' as in $dir" changelogs
 
-# The received series, applied to BASE, is the series.
-wb_worktree "$patched" "$tree" "$base"
+# The received series, applied to BASE, is the series: in a worktree that
+# holds only the files the series changes (the trees are compared whole).
+# shellcheck disable=SC2046 # one path per word
+wb_sparse_worktree "$patched" "$tree" "$base" $(git -C "$patched" diff --name-only "$base" HEAD)
 trap 'git -C "$patched" worktree remove --force "$tree"; stop_server' EXIT
 b4am() {
 	local want

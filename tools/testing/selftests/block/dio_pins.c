@@ -146,31 +146,18 @@ FIXTURE_TEARDOWN_PARENT(dio_pins)
 }
 
 /* nr_foll_pin_acquired and nr_foll_pin_released, folded from all CPUs. */
-static int pin_counts(unsigned long long *acquired,
-		      unsigned long long *released)
+static int pin_counts(long long *acquired, long long *released)
 {
-	char line[128];
-	int found = 0;
-	FILE *f;
-
 	/* /proc/vmstat alone lags by the per-CPU deltas. */
 	blk_sysfs_write("/proc/sys/vm/stat_refresh", "1");
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "nr_foll_pin_acquired %llu", acquired) == 1)
-			found++;
-		else if (sscanf(line, "nr_foll_pin_released %llu", released) == 1)
-			found++;
-	}
-	fclose(f);
-	return found == 2 ? 0 : -ENOENT;
+	*acquired = vmstat_read("nr_foll_pin_acquired");
+	*released = vmstat_read("nr_foll_pin_released");
+	return *acquired < 0 || *released < 0 ? -ENOENT : 0;
 }
 
 TEST_F(dio_pins, trimmed_bio)
 {
-	unsigned long long acq0, rel0, acq1, rel1;
+	long long acq0, rel0, acq1, rel1;
 	ssize_t n;
 	int i;
 
@@ -189,13 +176,13 @@ TEST_F(dio_pins, trimmed_bio)
 					    i, n < 0 ? strerror(errno) : "short");
 	}
 	ASSERT_EQ(0, pin_counts(&acq1, &rel1));
-	ksft_print_msg("%d x %s of 1 MiB in %d segments on %s: %llu pins taken, %llu released\n",
+	ksft_print_msg("%d x %s of 1 MiB in %d segments on %s: %lld pins taken, %lld released\n",
 		       TRANSFERS, variant->write ? "pwritev" : "preadv",
 		       NR_SEGS, self->nb.disk, acq1 - acq0, rel1 - rel0);
 	ksft_print_msg("pass iff as many pins released as taken, and some taken\n");
 	EXPECT_LT(0, acq1 - acq0);
 	EXPECT_EQ(acq1 - acq0, rel1 - rel0)
-		TH_LOG("%lld pins leaked", (long long)(acq1 - acq0 - (rel1 - rel0)));
+		TH_LOG("%lld pins leaked", acq1 - acq0 - (rel1 - rel0));
 }
 
 TEST_HARNESS_MAIN
