@@ -15,7 +15,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/aio_abi.h>
 
 #include "blk_lib.h"
 
@@ -1149,4 +1151,44 @@ int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg)
 	}
 	fclose(f);
 	return written > in_buf ? -ENOSPC : 0;
+}
+
+/* Linux AIO --------------------------------------------------------------- */
+
+long blk_aio_rw(int fd, unsigned int opcode, const void *buf, size_t nbytes,
+		long long off, int rw_flags)
+{
+	aio_context_t ctx = 0;
+	struct io_event ev;
+	struct iocb cb, *cbp = &cb;
+	long ret;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return -errno;
+	memset(&cb, 0, sizeof(cb));
+	cb.aio_fildes = fd;
+	cb.aio_lio_opcode = opcode;
+	cb.aio_buf = (unsigned long)buf;
+	cb.aio_nbytes = nbytes;
+	cb.aio_offset = off;
+	cb.aio_rw_flags = rw_flags;
+	ret = syscall(__NR_io_submit, ctx, 1, &cbp);
+	if (ret == 1)
+		ret = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
+	if (ret == 1)
+		ret = ev.res;
+	else
+		ret = ret < 0 ? -errno : -EIO;
+	syscall(__NR_io_destroy, ctx);
+	return ret;
+}
+
+int blk_aio_probe(void)
+{
+	aio_context_t ctx = 0;
+
+	if (syscall(__NR_io_setup, 1, &ctx))
+		return -errno;
+	syscall(__NR_io_destroy, ctx);
+	return 0;
 }

@@ -217,4 +217,17 @@ typedef void (*blk_trace_fn)(const struct blk_trace_event *ev, void *arg);
 /* Call @fn for each event. Returns 0, or -ENOSPC if events were lost. */
 int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg);
 
+/* Linux AIO --------------------------------------------------------------- */
+
+/*
+ * One Linux AIO request through the raw system calls (no libaio), waited
+ * for: @opcode IOCB_CMD_PREAD or IOCB_CMD_PWRITE of @nbytes at @buf, or
+ * IOCB_CMD_PREADV or IOCB_CMD_PWRITEV of the @nbytes iovecs at @buf; at
+ * device offset @off with RWF_* @rw_flags. Its result (bytes or -errno).
+ */
+long blk_aio_rw(int fd, unsigned int opcode, const void *buf, size_t nbytes,
+		long long off, int rw_flags);
+/* 0 if the kernel has Linux AIO (CONFIG_AIO), else io_setup()'s -errno. */
+int blk_aio_probe(void);
+
 #endif /* BLK_LIB_H */

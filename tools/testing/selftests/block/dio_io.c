@@ -367,34 +367,6 @@ static int io_segments(struct iovec *iov, int nr, char *buf, size_t len,
 	return p - 1 <= IO_BUF_PAGES ? nr : -ENOSPC;
 }
 
-static long io_aio(int fd, int write, const struct iovec *iov, off_t off,
-		   int rw_flags)
-{
-	aio_context_t ctx = 0;
-	struct io_event ev;
-	struct iocb cb, *cbp = &cb;
-	long ret;
-
-	if (syscall(__NR_io_setup, 1, &ctx))
-		return -errno;
-	memset(&cb, 0, sizeof(cb));
-	cb.aio_fildes = fd;
-	cb.aio_lio_opcode = write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD;
-	cb.aio_buf = (unsigned long)iov->iov_base;
-	cb.aio_nbytes = iov->iov_len;
-	cb.aio_offset = off;
-	cb.aio_rw_flags = rw_flags;
-	ret = syscall(__NR_io_submit, ctx, 1, &cbp);
-	if (ret == 1)
-		ret = syscall(__NR_io_getevents, ctx, 1, 1, &ev, NULL);
-	if (ret == 1)
-		ret = ev.res;
-	else
-		ret = ret < 0 ? -errno : -EIO;
-	syscall(__NR_io_destroy, ctx);
-	return ret;
-}
-
 /*
  * One read or write of @iov through io_uring (raw system calls, one
  * submission, waited for up to IO_URING_WAIT_S): its result, -ETIME if
@@ -509,20 +481,15 @@ static long long io_check(const struct iovec *iov, int nr, unsigned int seed)
 static int async_probe(int uring)
 {
 	struct io_uring_params p;
-	aio_context_t ctx = 0;
 	int ring;
 
-	if (uring) {
-		memset(&p, 0, sizeof(p));
-		ring = syscall(__NR_io_uring_setup, 1, &p);
-		if (ring < 0)
-			return -errno;
-		close(ring);
-		return 0;
-	}
-	if (syscall(__NR_io_setup, 1, &ctx))
+	if (!uring)
+		return blk_aio_probe();
+	memset(&p, 0, sizeof(p));
+	ring = syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
 		return -errno;
-	syscall(__NR_io_destroy, ctx);
+	close(ring);
 	return 0;
 }
 
@@ -609,7 +576,8 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 		if (d->have_trace)
 			ASSERT_EQ(0, blk_trace_clear(&d->tr));
 		if (aio)
-			ret = io_aio(d->fd, write, iov, IO_DEV_OFF, 0);
+			ret = blk_aio_rw(d->fd, write ? IOCB_CMD_PWRITE : IOCB_CMD_PREAD,
+					 iov->iov_base, iov->iov_len, IO_DEV_OFF, 0);
 		else if (uring)
 			ret = io_uring_rw(d->fd, write, iov, IO_DEV_OFF, 0);
 		else if (write)
@@ -1264,7 +1232,8 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 	drop_cache(d->fd);
 	ASSERT_EQ(0, blk_trace_clear(&d->tr));
 	if (!strcmp(how, "aio")) {
-		ret = io_aio(d->fd, 1, &iov, unit, RWF_ATOMIC);
+		ret = blk_aio_rw(d->fd, IOCB_CMD_PWRITE, iov.iov_base, iov.iov_len,
+				 unit, RWF_ATOMIC);
 	} else if (!strcmp(how, "io_uring")) {
 		ret = io_uring_rw(d->fd, 1, &iov, unit, RWF_ATOMIC);
 		if (ret == -ETIME)

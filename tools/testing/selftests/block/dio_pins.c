@@ -12,7 +12,9 @@
  * the trim drops the 512-byte bvec and shortens the 4608-byte one to its
  * first page. Each page pinned for the transfer must be unpinned when it
  * is done, so after TRANSFERS of them nr_foll_pin_released in /proc/vmstat
- * must have grown as much as nr_foll_pin_acquired. Linux 7.0's
+ * must have grown as much as nr_foll_pin_acquired. The same transfers go
+ * through Linux AIO too (IOCB_CMD_PREADV, IOCB_CMD_PWRITEV: the same bios,
+ * their pages unpinned at asynchronous completion). Linux 7.0's
  * bio_iov_iter_align_down() unpinned one page per dropped bvec and none
  * of a shortened one, and leaked one pin per transfer here.
  *
@@ -26,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <sys/uio.h>
+#include <linux/aio_abi.h>
 
 #include "../kselftest_harness.h"
 #include "blk_common.h"
@@ -49,6 +52,7 @@ FIXTURE(dio_pins) {
 
 FIXTURE_VARIANT(dio_pins) {
 	int write;
+	int aio;	/* Linux AIO: the same bios, completed asynchronously */
 };
 
 FIXTURE_VARIANT_ADD(dio_pins, preadv) {
@@ -57,6 +61,16 @@ FIXTURE_VARIANT_ADD(dio_pins, preadv) {
 
 FIXTURE_VARIANT_ADD(dio_pins, pwritev) {
 	.write = 1,
+};
+
+FIXTURE_VARIANT_ADD(dio_pins, aio_preadv) {
+	.write = 0,
+	.aio = 1,
+};
+
+FIXTURE_VARIANT_ADD(dio_pins, aio_pwritev) {
+	.write = 1,
+	.aio = 1,
 };
 
 /* 1 if the page at @addr is part of a transparent huge page. */
@@ -100,6 +114,9 @@ FIXTURE_SETUP(dio_pins)
 	self->fd = -1;
 	if (geteuid())
 		SKIP(return, "must be run as root");
+	ret = variant->aio ? blk_aio_probe() : 0;
+	if (ret)
+		SKIP(return, "no Linux AIO (io_setup: %s)", strerror(-ret));
 	/* Memory first: the process frees it, whatever happens. */
 	ret = blk_buf_nomerge(&self->pages, FULL_PAGES + 2, msg, sizeof(msg));
 	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
@@ -155,8 +172,31 @@ static int pin_counts(long long *acquired, long long *released)
 	return *acquired < 0 || *released < 0 ? -ENOENT : 0;
 }
 
+static const char *op_name(int write, int aio)
+{
+	if (aio)
+		return write ? "AIO pwritev" : "AIO preadv";
+	return write ? "pwritev" : "preadv";
+}
+
+/* The transfer of @iov at offset 0: bytes, or -errno. */
+static ssize_t rw(int fd, int write, int aio, const struct iovec *iov)
+{
+	ssize_t n;
+
+	if (aio)
+		return blk_aio_rw(fd, write ? IOCB_CMD_PWRITEV : IOCB_CMD_PREADV,
+				  iov, NR_SEGS, 0, 0);
+	if (write)
+		n = pwritev(fd, iov, NR_SEGS, 0);
+	else
+		n = preadv(fd, iov, NR_SEGS, 0);
+	return n < 0 ? -errno : n;
+}
+
 TEST_F(dio_pins, trimmed_bio)
 {
+	const char *op = op_name(variant->write, variant->aio);
 	long long acq0, rel0, acq1, rel1;
 	ssize_t n;
 	int i;
@@ -164,21 +204,17 @@ TEST_F(dio_pins, trimmed_bio)
 	ASSERT_EQ(0, pin_counts(&acq0, &rel0))
 		TH_LOG("no nr_foll_pin_* in /proc/vmstat");
 	for (i = 0; i < TRANSFERS; i++) {
-		if (variant->write)
-			n = pwritev(self->fd, self->iov, NR_SEGS, 0);
-		else
-			n = preadv(self->fd, self->iov, NR_SEGS, 0);
-		if (!i && n < 0 && errno == EINVAL)
+		n = rw(self->fd, variant->write, variant->aio, self->iov);
+		if (!i && n == -EINVAL)
 			SKIP(return, "%s",
 			     "segments must be logical block multiples here (EINVAL): no bio ends off a block");
-		ASSERT_EQ(IO_LEN, n) TH_LOG("%s %d: %s",
-					    variant->write ? "pwritev" : "preadv",
-					    i, n < 0 ? strerror(errno) : "short");
+		ASSERT_EQ(IO_LEN, n) TH_LOG("%s %d: %s", op, i,
+					    n < 0 ? strerror(-n) : "short");
 	}
 	ASSERT_EQ(0, pin_counts(&acq1, &rel1));
 	ksft_print_msg("%d x %s of 1 MiB in %d segments on %s: %lld pins taken, %lld released\n",
-		       TRANSFERS, variant->write ? "pwritev" : "preadv",
-		       NR_SEGS, self->nb.disk, acq1 - acq0, rel1 - rel0);
+		       TRANSFERS, op, NR_SEGS, self->nb.disk, acq1 - acq0,
+		       rel1 - rel0);
 	ksft_print_msg("pass iff as many pins released as taken, and some taken\n");
 	EXPECT_LT(0, acq1 - acq0);
 	EXPECT_EQ(acq1 - acq0, rel1 - rel0)
