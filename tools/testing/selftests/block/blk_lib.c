@@ -935,8 +935,17 @@ static int buf_finish(struct blk_buf *b, struct pool_page *pp, char *pool,
 	return ret;
 }
 
-int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
-		    char *msg, size_t msglen)
+/*
+ * A page can be migrated (by proactive compaction, or compaction for
+ * another allocation) between the PFN scan of the pool and the scan of
+ * the buffer built from it: the layout is then not the one planned, and
+ * the build says -EAGAIN. blk_buf_nomerge() and blk_buf_runs() build it
+ * again, up to BUF_TRIES times in all.
+ */
+#define BUF_TRIES	3
+
+static int buf_nomerge_once(struct blk_buf *b, unsigned long pages,
+			    char *msg, size_t msglen)
 {
 	unsigned long n = 2 * pages + 64, i, j = 0;
 	unsigned long long last = 0;
@@ -964,14 +973,24 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 		snprintf(msg, msglen, "%lu pages in %lu runs, not %lu: pages merge",
 			 pages, l.runs, pages);
 		blk_buf_free(b);
-		ret = -EINVAL;
+		ret = -EAGAIN;
 	}
 	return ret;
 }
 
-int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
-		 unsigned int run_max, unsigned long long seed,
-		 char *msg, size_t msglen)
+int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
+		    char *msg, size_t msglen)
+{
+	int i, ret = -EAGAIN;
+
+	for (i = 0; i < BUF_TRIES && ret == -EAGAIN; i++)
+		ret = buf_nomerge_once(b, pages, msg, msglen);
+	return ret == -EAGAIN ? -EINVAL : ret;
+}
+
+static int buf_runs_once(struct blk_buf *b, unsigned long pages,
+			 unsigned int run_min, unsigned int run_max,
+			 unsigned long long seed, char *msg, size_t msglen)
 {
 	unsigned long n = 2 * pages + 256, c = 0, j = 0, planned = 0, k;
 	struct blk_layout l;
@@ -1004,9 +1023,21 @@ int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 			 l.runs, l.run_min, l.run_max, planned, run_min,
 			 run_max);
 		blk_buf_free(b);
-		ret = -EINVAL;
+		ret = -EAGAIN;
 	}
 	return ret;
+}
+
+int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
+		 unsigned int run_max, unsigned long long seed,
+		 char *msg, size_t msglen)
+{
+	int i, ret = -EAGAIN;
+
+	for (i = 0; i < BUF_TRIES && ret == -EAGAIN; i++)
+		ret = buf_runs_once(b, pages, run_min, run_max, seed, msg,
+				    msglen);
+	return ret == -EAGAIN ? -EINVAL : ret;
 }
 
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)

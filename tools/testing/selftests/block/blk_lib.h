@@ -173,6 +173,12 @@ int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn);
 int blk_layout_scan(const void *addr, unsigned long pages,
 		    struct blk_layout *l);
 
+/*
+ * The buffers below are checked through /proc/self/pagemap once built, and
+ * built again if a page was migrated meanwhile (up to three times in all):
+ * -EINVAL, with the layout found in @msg, if it never comes out as planned.
+ */
+
 /* @pages pages, no page physically followed by the next one (no merging). */
 int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 		    char *msg, size_t msglen);
