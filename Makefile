@@ -133,12 +133,6 @@ endef
 run-patched: kernel-patched initramfs
 	$(call guest-run,$(BZ_PATCHED),patched)
 
-# The kselftests that take the devices named to them (guest/init names
-# the NVMe namespaces wb-nowz and wb-wz); without names they make their
-# own. dio_io always makes its own devices.
-NAMED_TESTS := -t block:zeroout_first_use -t block:zeroout_fallback -t block:zeroout \
-	-t block:dio_align -t block:dio_verify.sh
-
 # On the unpatched kernel the shape tests must fail: that is the proof that
 # they discriminate. Its own results are not counted, only that proof.
 # Only the tests config/baseline-must-fail names: dio_io guards correctness
@@ -277,7 +271,7 @@ blktests: run-blktests-baseline run-blktests-patched
 
 # The workbench's own tools, whatever the base: shellcheck, and its
 # scanners and summaries on recorded logs.
-tool-checks:
+tool-checks: deps
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
 	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/ and guest/init" \
 		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
@@ -334,7 +328,7 @@ TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run
 # One step at a time: two guests side by side, each with two vCPUs on this
 # 2-core machine, took longer than one after the other (cold run of
 # c8819af). The summary counts what ran, also after a failed step.
-test: deps
+test:
 	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='./run_kselftest.sh -t block:dio_align' \
 		$(TEST_STEPS) || rc=1; \
 	$(if $(MAINLINE_TAP),$(MAKE) --no-print-directory run-mainline || rc=1;) \

@@ -21,6 +21,9 @@ fi
 
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -B blk-series "$base"
+# A rebase of the series (git rebase -i to edit a patch) carries the notes
+# along: git copies notes on rewrite only for the refs named here.
+git -C "$tree" config notes.rewriteRef refs/notes/commits
 for p in "${wb_patches[@]}"; do
 	if ! out=$(wb_git -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true

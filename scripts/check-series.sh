@@ -67,11 +67,16 @@ result() { # label, ok|FAIL, start time, detail
 	[ "$2" = ok ] || failed=$((failed + 1))
 	printf 'check: %-28s %-4s %4ss  %s\n' "$1" "$2" "$(( $(date +%s) - $3 ))" "$4"
 }
-# The first 20 lines of the logs that exist (prepare's does not when
-# config failed); sed reads to the end: no SIGPIPE under pipefail.
+# The first 20 lines of standard input or, given files, of those that
+# exist (prepare's log does not when config failed); sed reads to the
+# end: no SIGPIPE under pipefail.
 indent() {
 	local f
-	for f in "$@"; do [ ! -f "$f" ] || cat -- "$f"; done | sed -n '1,20s/^/  | /p'
+	if [ $# -eq 0 ]; then
+		cat
+	else
+		for f in "$@"; do [ ! -f "$f" ] || cat -- "$f"; done
+	fi | sed -n '1,20s/^/  | /p'
 }
 
 # The kernel's make for a target, niced: the lead builds on the same cores.
@@ -216,6 +221,13 @@ checkpatch() { # patch file, label
 	# python3 first: spdxcheck.py needs its python3-ply and python3-git.
 	out=$(cd "$tree" && { PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --show-types --no-summary --quiet "$p" 2>&1 || true; })
 	findings=$(grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
+	# A helper of checkpatch's that fails (spdxcheck.py) prints a
+	# traceback, and checkpatch goes on as if its check had passed.
+	if grep -q '^Traceback ' <<<"$out"; then
+		result "$label checkpatch" FAIL "$start" "a script checkpatch runs failed:"
+		indent <<<"$out"
+		return
+	fi
 	if [ -z "$findings" ]; then
 		result "$label checkpatch" ok "$start" "no error, warning or check"
 		return

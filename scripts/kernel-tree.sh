@@ -61,6 +61,11 @@ if [ -z "$src" ]; then
 		rm -rf "$src.tmp"
 		echo "kernel-tree: committed base in $(( $(date +%s) - start ))s"
 	fi
+	# checkpatch's spdxcheck.py (GitPython) reads core.bare from this
+	# repository's config also in its linked worktrees, takes them for
+	# bare and stops with a traceback: the SPDX check would not run.
+	# Nothing checks out the release branch here.
+	git -C "$src" config core.bare false
 	base=$(git -C "$src" rev-parse base)
 else
 	src=$(realpath "$src")

@@ -136,19 +136,25 @@ wb_worktree() {
 	git -C "$dir" clean -q -fdx "${keep[@]}"
 }
 
-# wb_sparse_worktree REPO DIR COMMIT PATH...: DIR made again as a worktree
-# of REPO, detached at COMMIT, with only PATHs on disk (a sparse checkout;
-# the index holds the whole tree): enough to apply a series that touches
-# only them, without writing out a kernel tree. A patch or quilt push
-# touching any other path fails for want of the file.
+# wb_changed_files REPO BASE: the paths REPO's HEAD changes since BASE,
+# one per line, sorted (added, modified and deleted alike).
+wb_changed_files() {
+	git -C "$1" diff --name-only "$2" HEAD | sort
+}
+
+# wb_sparse_worktree REPO DIR BASE: DIR made again as a worktree of REPO,
+# detached at BASE, with only the files REPO's HEAD changes since BASE on
+# disk (a sparse checkout; the index holds the whole tree): enough to
+# apply the series that leads from BASE to HEAD without writing out a
+# kernel tree. A patch or quilt push touching any other path fails for
+# want of the file.
 wb_sparse_worktree() {
-	local repo=$1 dir=$2 commit=$3
-	shift 3
+	local repo=$1 dir=$2 base=$3
 	rm -rf "$dir"
 	git -C "$repo" worktree prune
-	git -C "$repo" worktree add -q --detach --no-checkout "$dir" "$commit"
-	git -C "$dir" sparse-checkout set --no-cone "$@"
-	git -C "$dir" checkout -q --detach "$commit"
+	git -C "$repo" worktree add -q --detach --no-checkout "$dir" "$base"
+	wb_changed_files "$repo" "$base" | git -C "$dir" sparse-checkout set --no-cone --stdin
+	git -C "$dir" checkout -q --detach "$base"
 }
 
 # wb_install ROOT FILE [HAVE]: FILE into ROOT (the directory tree of an

@@ -14,9 +14,8 @@ set -euo pipefail
 build=$(realpath "$1") base=$2 patched=$(realpath "$3") dir=$(realpath "$4")
 qt=$(wb_tree "$build" quilt)
 wb_series "$dir"
-want=$(git -C "$patched" diff --name-only "$base" HEAD | sort)
-# shellcheck disable=SC2086 # one path per word
-wb_sparse_worktree "$patched" "$qt" "$base" $want
+want=$(wb_changed_files "$patched" "$base")
+wb_sparse_worktree "$patched" "$qt" "$base"
 trap 'git -C "$patched" worktree remove --force "$qt"' EXIT
 cd "$qt"
 QUILT_PATCHES=$dir quilt push -a -q --fuzz=0 >/dev/null

@@ -220,8 +220,7 @@ check "each patch carries its changelog below '---' as in $dir" changelogs
 
 # The received series, applied to BASE, is the series: in a worktree that
 # holds only the files the series changes (the trees are compared whole).
-# shellcheck disable=SC2046 # one path per word
-wb_sparse_worktree "$patched" "$tree" "$base" $(git -C "$patched" diff --name-only "$base" HEAD)
+wb_sparse_worktree "$patched" "$tree" "$base"
 trap 'git -C "$patched" worktree remove --force "$tree"; stop_server' EXIT
 b4am() {
 	local want

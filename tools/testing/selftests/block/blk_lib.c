@@ -938,55 +938,11 @@ static int buf_finish(struct blk_buf *b, struct pool_page *pp, char *pool,
 /*
  * A page can be migrated (by proactive compaction, or compaction for
  * another allocation) between the PFN scan of the pool and the scan of
- * the buffer built from it: the layout is then not the one planned, and
- * the build says -EAGAIN. blk_buf_nomerge() and blk_buf_runs() build it
- * again, up to BUF_TRIES times in all.
+ * the buffer built from it. The layout is then not the one planned: the
+ * build says -EAGAIN, and blk_buf_runs() builds the buffer again, up to
+ * BUF_TRIES times in all.
  */
 #define BUF_TRIES	3
-
-static int buf_nomerge_once(struct blk_buf *b, unsigned long pages,
-			    char *msg, size_t msglen)
-{
-	unsigned long n = 2 * pages + 64, i, j = 0;
-	unsigned long long last = 0;
-	struct blk_layout l;
-	struct pool_page *pp;
-	char *pool;
-	int ret;
-
-	ret = buf_start(b, pages, n, &pool, &pp, msg, msglen);
-	if (ret)
-		return ret;
-	/* In PFN order, never the page right after the one taken last. */
-	for (i = 0; i < n && j < pages; i++) {
-		if (j && pp[i].pfn == last + 1)
-			continue;
-		ret = move_page(pool, pp[i].idx, b->addr + j * BLK_PAGE,
-				msg, msglen);
-		if (ret)
-			break;
-		last = pp[i].pfn;
-		j++;
-	}
-	ret = buf_finish(b, pp, pool, n, j, pages, ret, &l, msg, msglen);
-	if (!ret && l.runs != pages) {
-		snprintf(msg, msglen, "%lu pages in %lu runs, not %lu: pages merge",
-			 pages, l.runs, pages);
-		blk_buf_free(b);
-		ret = -EAGAIN;
-	}
-	return ret;
-}
-
-int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
-		    char *msg, size_t msglen)
-{
-	int i, ret = -EAGAIN;
-
-	for (i = 0; i < BUF_TRIES && ret == -EAGAIN; i++)
-		ret = buf_nomerge_once(b, pages, msg, msglen);
-	return ret == -EAGAIN ? -EINVAL : ret;
-}
 
 static int buf_runs_once(struct blk_buf *b, unsigned long pages,
 			 unsigned int run_min, unsigned int run_max,
@@ -1038,6 +994,13 @@ int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 		ret = buf_runs_once(b, pages, run_min, run_max, seed, msg,
 				    msglen);
 	return ret == -EAGAIN ? -EINVAL : ret;
+}
+
+/* Runs of one page each: consecutive runs are never adjacent. */
+int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
+		    char *msg, size_t msglen)
+{
+	return blk_buf_runs(b, pages, 1, 1, 0, msg, msglen);
 }
 
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)
