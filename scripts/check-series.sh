@@ -255,16 +255,15 @@ checkpatch() { # patch file, label
 			bad=1 why+=("$f (not justified in the changelog)")
 		fi
 	done <<<"$findings"
-	# Each finding once (a type found on many lines, justified by one
-	# item), cut to a line.
 	if [ $bad -eq 0 ]; then
 		result "$label checkpatch" ok "$start" "$(wc -l <<<"$findings") justified finding(s)"
-		printf '%s\n' "${why[@]}" | awk '!seen[$0]++' | cut -c1-150 | indent
 	else
 		result "$label checkpatch" FAIL "$start" "$(basename "$p"):"
-		printf '%s\n' "${why[@]}" | awk '!seen[$0]++' | cut -c1-150 | indent
-		indent <<<"$out"
 	fi
+	# Each finding once (a type found on many lines, justified by one
+	# item), cut to a line; checkpatch's own words after a failure.
+	printf '%s\n' "${why[@]}" | awk '!seen[$0]++' | cut -c1-150 | indent
+	[ $bad -eq 0 ] || indent <<<"$out"
 }
 
 # The worktree, reset to BASE with the objects and logs of earlier runs;
