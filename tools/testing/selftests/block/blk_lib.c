@@ -732,16 +732,71 @@ int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn)
 	return 0;
 }
 
+/* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
+#define KPF_COMPOUND_TAIL	16
+
+int blk_folio_starts(const unsigned long long *pfn, unsigned long pages,
+		     unsigned char *start)
+{
+	unsigned long long flags[64];
+	unsigned long i = 0, j, n;
+	int fd, ret = 0;
+	ssize_t got;
+
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	/* One read per run of consecutive PFNs (up to 64 pages). */
+	while (i < pages && !ret) {
+		for (n = 1; i + n < pages && n < 64; n++)
+			if (pfn[i + n] != pfn[i] + n)
+				break;
+		got = pread(fd, flags, n * sizeof(flags[0]),
+			    pfn[i] * sizeof(flags[0]));
+		if (got != (ssize_t)(n * sizeof(flags[0]))) {
+			ret = got < 0 ? -errno : -EIO;
+			break;
+		}
+		/* The tail pages of a folio follow its head physically. */
+		for (j = 0; j < n; j++, i++)
+			start[i] = !(i && pfn[i] == pfn[i - 1] + 1 &&
+				     (flags[j] >> KPF_COMPOUND_TAIL & 1));
+	}
+	close(fd);
+	return ret;
+}
+
+int blk_bvecs_by_folio(void)
+{
+	static int by_folio = -1;
+	char line[512], name[256];
+	FILE *f;
+
+	if (by_folio >= 0)
+		return by_folio;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	by_folio = 0;
+	while (!by_folio && fgets(line, sizeof(line), f))
+		by_folio = sscanf(line, "%*s %*s %255s", name) == 1 &&
+			   !strcmp(name, "iov_iter_extract_bvecs");
+	fclose(f);
+	return by_folio;
+}
+
 /*
- * Bios of an unpatched 6.12 multi-bio direct I/O loop over these pages
- * from a page-aligned start: each bio_iov_iter_get_pages() call extracts
- * as many pages as the bio has bvecs left, a page physically following
- * the previous one merges into its bvec, a bio ends at BLK_MAX_VECS.
+ * Bios of an unpatched multi-bio direct I/O loop over these pages from a
+ * page-aligned start: each bio_iov_iter_get_pages() call extracts as many
+ * pages as the bio has bvecs left, and a bio ends at BLK_MAX_VECS. Without
+ * @fstart (before Linux 7.0), a page physically following the previous
+ * one merges into its bvec; with it, a bvec is a run of pages of one
+ * folio (@fstart, blk_folio_starts()) within one extraction.
  */
 static unsigned long layout_bios(const unsigned long long *pfn,
-				 unsigned long n)
+				 const unsigned char *fstart, unsigned long n)
 {
-	unsigned long i = 0, bios = 0, first, end;
+	unsigned long i = 0, bios = 0, first, call, end;
 	unsigned int vcnt;
 
 	while (i < n) {
@@ -752,8 +807,10 @@ static unsigned long layout_bios(const unsigned long long *pfn,
 			end = i + BLK_MAX_VECS - vcnt;
 			if (end > n)
 				end = n;
-			for (; i < end; i++)
-				if (i == first || pfn[i] != pfn[i - 1] + 1)
+			for (call = i; i < end; i++)
+				if (i == first ||
+				    (fstart ? i == call || fstart[i] :
+					      pfn[i] != pfn[i - 1] + 1))
 					vcnt++;
 		}
 	}
@@ -763,6 +820,7 @@ static unsigned long layout_bios(const unsigned long long *pfn,
 int blk_layout_scan(const void *addr, unsigned long pages,
 		    struct blk_layout *l)
 {
+	unsigned char *fstart = NULL;
 	unsigned long long *pfn;
 	unsigned long i, len = 1;
 	int ret;
@@ -772,7 +830,15 @@ int blk_layout_scan(const void *addr, unsigned long pages,
 	if (!pfn)
 		return -ENOMEM;
 	ret = blk_pfns(addr, pages, pfn);
+	if (!ret)
+		ret = blk_bvecs_by_folio();
+	if (ret > 0) {
+		l->by_folio = 1;
+		fstart = malloc(pages);
+		ret = fstart ? blk_folio_starts(pfn, pages, fstart) : -ENOMEM;
+	}
 	if (ret) {
+		free(fstart);
 		free(pfn);
 		return ret;
 	}
@@ -790,7 +856,8 @@ int blk_layout_scan(const void *addr, unsigned long pages,
 			l->run_max = len;
 		len = 1;
 	}
-	l->bios = layout_bios(pfn, pages);
+	l->bios = layout_bios(pfn, fstart, pages);
+	free(fstart);
 	free(pfn);
 	return 0;
 }

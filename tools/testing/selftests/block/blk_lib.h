@@ -165,13 +165,33 @@ struct blk_layout {
 	unsigned long pages;
 	unsigned long runs;	/* of physically contiguous pages */
 	unsigned long run_min, run_max;
-	unsigned long bios;	/* of an unpatched 6.12 multi-bio DIO loop */
+	unsigned long bios;	/* of an unpatched multi-bio DIO loop */
+	int by_folio;		/* bvecs are folio runs (blk_bvecs_by_folio()) */
 };
+
+/*
+ * How the running kernel builds bvecs from user pages: since
+ * iov_iter_extract_bvecs() (Linux 7.0), one bvec per run of physically
+ * contiguous pages of one folio within one extraction (at most as many
+ * pages as the bio has bvecs left, within one iovec); before it,
+ * bio_add_page() merged any page physically after the previous one into
+ * its bvec. Returns 1 for the former, 0 for the latter, -errno if
+ * /proc/kallsyms (CONFIG_KALLSYMS) cannot be read.
+ */
+int blk_bvecs_by_folio(void);
 
 /* PFNs of @pages pages at @addr (needs CAP_SYS_ADMIN): -EPERM without. */
 int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn);
 int blk_layout_scan(const void *addr, unsigned long pages,
 		    struct blk_layout *l);
+/*
+ * For each of @pages pages whose PFNs are @pfn, in @start: 1 if it starts
+ * a folio run, 0 if it continues the folio of the page before it (a tail
+ * page of a large folio, physically after the previous page), from
+ * /proc/kpageflags (needs CAP_SYS_ADMIN). Returns 0 or -errno.
+ */
+int blk_folio_starts(const unsigned long long *pfn, unsigned long pages,
+		     unsigned char *start);
 
 /*
  * The buffers below are checked through /proc/self/pagemap once built, and
