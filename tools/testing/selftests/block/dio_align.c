@@ -92,7 +92,6 @@ struct dio_ctx {
 	unsigned long long *pfn;	/* of the buffer's pages */
 	unsigned char *fstart;	/* page starts a folio run */
 	unsigned char *vstart;	/* page starts a bvec of the traced I/O */
-	int by_folio;		/* bvecs are folio runs (blk_bvecs_by_folio()) */
 	char *plain;		/* BUF_LEN, for reading back writes */
 	struct io_trace *io;
 	struct iovec segs[NR_SEGS];
@@ -211,18 +210,18 @@ static int ctx_make(struct dio_ctx *c, const char *env, unsigned int lbs,
 			 strerror(errno));
 		return -BLK_ESKIP;
 	}
-	ret = build_buffer(c, msg, msglen);
-	if (ret)
-		return ret == -EPERM ? -BLK_ESKIP : ret;
-	ksft_print_msg("buffer: %s\n", msg);
-	make_segments(c);
+	/* build_buffer() counts bios by it: say why it cannot. */
 	ret = blk_bvecs_by_folio();
 	if (ret < 0) {
 		snprintf(msg, msglen, "/proc/kallsyms (how bvecs are built, CONFIG_KALLSYMS): %s",
 			 strerror(-ret));
 		return -BLK_ESKIP;
 	}
-	c->by_folio = ret;
+	ret = build_buffer(c, msg, msglen);
+	if (ret)
+		return ret == -EPERM ? -BLK_ESKIP : ret;
+	ksft_print_msg("buffer: %s\n", msg);
+	make_segments(c);
 	c->io = malloc(sizeof(*c->io));
 	c->pfn = malloc(BUF_PAGES * sizeof(*c->pfn));
 	c->fstart = malloc(BUF_PAGES);
@@ -361,7 +360,7 @@ static void bvec_model(struct dio_ctx *c, const struct io_trace *io)
 		if (pg >= last)
 			continue;
 		c->vstart[pg] = 1;
-		if (!c->by_folio)
+		if (!c->layout.by_folio)
 			continue;
 		/* One extraction after the other, from the bio's start. */
 		for (nvecs = 0; pg < last && nvecs < BLK_MAX_VECS; pg += n) {
@@ -669,7 +668,7 @@ static void run_shape(struct __test_metadata *_metadata, struct dio_ctx *c,
 	ksft_print_msg("%s: %s\n", what, msg);
 	ksft_print_msg("%s: pass iff every request but the last is cut where blk-mq's split walk cuts it (max_sectors %llu, max_segments %u of %llu bytes, bvecs %s), but the tails of bios whose tail after the last split point is > 1/16 of the bio, no gaps%s\n",
 		       what, lim.max_sectors, lim.max_segs, lim.max_seg_size,
-		       c->by_folio ? "by folio" : "by physical run",
+		       c->layout.by_folio ? "by folio" : "by physical run",
 		       write ? ", data read back intact" : "");
 	EXPECT_TRUE(ok);
 	if (!write)
