@@ -734,6 +734,7 @@ int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn)
 
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
 #define KPF_COMPOUND_TAIL	16
+#define KPF_THP			22
 
 int blk_folio_starts(const unsigned long long *pfn, unsigned long pages,
 		     unsigned char *start)
@@ -785,36 +786,31 @@ int blk_bvecs_by_folio(void)
 	return by_folio;
 }
 
-/*
- * Bios of an unpatched multi-bio direct I/O loop over these pages from a
- * page-aligned start: each bio_iov_iter_get_pages() call extracts as many
- * pages as the bio has bvecs left, and a bio ends at BLK_MAX_VECS. Without
- * @fstart (before Linux 7.0), a page physically following the previous
- * one merges into its bvec; with it, a bvec is a run of pages of one
- * folio (@fstart, blk_folio_starts()) within one extraction.
- */
-static unsigned long layout_bios(const unsigned long long *pfn,
-				 const unsigned char *fstart, unsigned long n)
+unsigned long blk_bio_bvecs(const unsigned long long *pfn,
+			    const unsigned char *fstart, unsigned long pg,
+			    unsigned long end, const unsigned long *iov_end,
+			    unsigned char *vstart)
 {
-	unsigned long i = 0, bios = 0, first, call, end;
-	unsigned int vcnt;
+	unsigned long first = pg, call, stop;
+	unsigned int nvecs = 0;
 
-	while (i < n) {
-		bios++;
-		vcnt = 0;
-		first = i;
-		while (i < n && vcnt < BLK_MAX_VECS) {
-			end = i + BLK_MAX_VECS - vcnt;
-			if (end > n)
-				end = n;
-			for (call = i; i < end; i++)
-				if (i == first ||
-				    (fstart ? i == call || fstart[i] :
-					      pfn[i] != pfn[i - 1] + 1))
-					vcnt++;
+	while (pg < end && nvecs < BLK_MAX_VECS) {
+		/* One extraction: the bvecs left, within the iovec. */
+		stop = iov_end && iov_end[pg] > pg && iov_end[pg] < end ?
+		       iov_end[pg] : end;
+		if (stop - pg > BLK_MAX_VECS - nvecs)
+			stop = pg + BLK_MAX_VECS - nvecs;
+		for (call = pg; pg < stop; pg++) {
+			if (pg != first &&
+			    (fstart ? pg != call && !fstart[pg] :
+				      pfn[pg] == pfn[pg - 1] + 1))
+				continue;
+			nvecs++;
+			if (vstart)
+				vstart[pg] = 1;
 		}
 	}
-	return bios;
+	return pg;
 }
 
 int blk_layout_scan(const void *addr, unsigned long pages,
@@ -830,12 +826,13 @@ int blk_layout_scan(const void *addr, unsigned long pages,
 	if (!pfn)
 		return -ENOMEM;
 	ret = blk_pfns(addr, pages, pfn);
-	if (!ret)
-		ret = blk_bvecs_by_folio();
-	if (ret > 0) {
-		l->by_folio = 1;
-		fstart = malloc(pages);
-		ret = fstart ? blk_folio_starts(pfn, pages, fstart) : -ENOMEM;
+	if (!ret) {
+		l->by_folio = blk_bvecs_by_folio();
+		if (l->by_folio > 0) {
+			fstart = malloc(pages);
+			ret = fstart ? blk_folio_starts(pfn, pages, fstart) :
+				       -ENOMEM;
+		}
 	}
 	if (ret) {
 		free(fstart);
@@ -856,7 +853,9 @@ int blk_layout_scan(const void *addr, unsigned long pages,
 			l->run_max = len;
 		len = 1;
 	}
-	l->bios = layout_bios(pfn, fstart, pages);
+	/* An unpatched multi-bio direct I/O loop over the pages. */
+	for (i = 0; l->by_folio >= 0 && i < pages; l->bios++)
+		i = blk_bio_bvecs(pfn, fstart, i, pages, NULL, NULL);
 	free(fstart);
 	free(pfn);
 	return 0;
@@ -1070,6 +1069,26 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 	return blk_buf_runs(b, pages, 1, 1, 0, msg, msglen);
 }
 
+/* The 2 MiB extents of @b that a THP backs (none if unknown). */
+static unsigned long buf_huge(const struct blk_buf *b)
+{
+	unsigned long long pfn, flags;
+	unsigned long n = 0;
+	size_t i;
+	int fd;
+
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	for (i = 0; i < b->len; i += HPAGE)
+		if (!blk_pfns(b->addr + i, 1, &pfn) &&
+		    pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) ==
+		    sizeof(flags) && (flags >> KPF_THP & 1))
+			n++;
+	close(fd);
+	return n;
+}
+
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)
 {
 	size_t i;
@@ -1089,6 +1108,7 @@ int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)
 	madvise(b->addr, len, MADV_HUGEPAGE);
 	for (i = 0; i < len; i += BLK_PAGE)
 		b->addr[i] = 1;
+	b->huge = buf_huge(b);
 	return 0;
 }
 

@@ -158,6 +158,7 @@ struct blk_buf {
 	size_t len;
 	void *map;		/* what to munmap */
 	size_t map_len;
+	unsigned long huge;	/* blk_buf_thp(): 2 MiB extents THP-backed */
 };
 
 /* Physical layout of [addr, addr + pages pages) from /proc/self/pagemap. */
@@ -166,7 +167,11 @@ struct blk_layout {
 	unsigned long runs;	/* of physically contiguous pages */
 	unsigned long run_min, run_max;
 	unsigned long bios;	/* of an unpatched multi-bio DIO loop */
-	int by_folio;		/* bvecs are folio runs (blk_bvecs_by_folio()) */
+	/*
+	 * blk_bvecs_by_folio(): 1 or 0; -errno if the kernel does not say
+	 * (no CONFIG_KALLSYMS), and then @bios is 0: not counted.
+	 */
+	int by_folio;
 };
 
 /*
@@ -179,7 +184,25 @@ struct blk_layout {
  * /proc/kallsyms (CONFIG_KALLSYMS) cannot be read.
  */
 int blk_bvecs_by_folio(void);
+/* A skip's reason when it returned -errno (strerror() for the %s). */
+#define BLK_BVEC_RULE_SKIP \
+	"/proc/kallsyms: %s: cannot tell how the kernel builds bvecs (CONFIG_KALLSYMS)"
 
+/*
+ * The bvecs of one bio of a multi-bio direct I/O loop from page @pg of a
+ * page-aligned buffer of page-multiple iovecs, the buffer's pages being
+ * @pfn and, if bvecs are folio runs (blk_bvecs_by_folio()), @fstart
+ * (blk_folio_starts(); NULL if not): each bio_iov_iter_get_pages() call
+ * extracts as many pages as the bio has bvecs left, none past @end nor
+ * past its iovec's end (@iov_end[page]: the page after that iovec; NULL:
+ * one iovec up to @end), and the bio is full at BLK_MAX_VECS bvecs. Marks
+ * in @vstart (unless NULL) the pages that start a bvec; returns the page
+ * after the bio's last.
+ */
+unsigned long blk_bio_bvecs(const unsigned long long *pfn,
+			    const unsigned char *fstart, unsigned long pg,
+			    unsigned long end, const unsigned long *iov_end,
+			    unsigned char *vstart);
 /* PFNs of @pages pages at @addr (needs CAP_SYS_ADMIN): -EPERM without. */
 int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn);
 int blk_layout_scan(const void *addr, unsigned long pages,
@@ -209,7 +232,10 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 		 unsigned int run_max, unsigned long long seed,
 		 char *msg, size_t msglen);
-/* @len bytes of 2 MiB aligned MADV_HUGEPAGE memory, faulted in. */
+/*
+ * @len bytes of 2 MiB aligned MADV_HUGEPAGE memory, faulted in; how many
+ * of its 2 MiB extents came as a THP in @b->huge (/proc/kpageflags).
+ */
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen);
 void blk_buf_free(struct blk_buf *b);
 

@@ -92,6 +92,7 @@ struct dio_ctx {
 	unsigned long long *pfn;	/* of the buffer's pages */
 	unsigned char *fstart;	/* page starts a folio run */
 	unsigned char *vstart;	/* page starts a bvec of the traced I/O */
+	unsigned long *seg_end;	/* page after the c->segs segment of a page */
 	char *plain;		/* BUF_LEN, for reading back writes */
 	struct io_trace *io;
 	struct iovec segs[NR_SEGS];
@@ -115,6 +116,7 @@ static void ctx_cleanup(struct dio_ctx *c)
 static void make_segments(struct dio_ctx *c)
 {
 	unsigned long long seed = 0x5e9ULL;
+	unsigned long pg;
 	size_t off = 0;
 
 	for (c->nr_segs = 0; c->nr_segs < NR_SEGS; c->nr_segs++) {
@@ -130,6 +132,8 @@ static void make_segments(struct dio_ctx *c)
 			break;
 		c->segs[c->nr_segs].iov_base = c->buf.addr + off;
 		c->segs[c->nr_segs].iov_len = len;
+		for (pg = off / PAGE; pg < (off + len) / PAGE; pg++)
+			c->seg_end[pg] = (off + len) / PAGE;
 		off += len;
 	}
 	c->segs_len = off;
@@ -152,6 +156,10 @@ static int build_buffer(struct dio_ctx *c, char *msg, size_t len)
 	if (ret) {
 		snprintf(msg, len, "pagemap of the buffer: %s", strerror(-ret));
 		return ret;
+	}
+	if (l->by_folio < 0) {
+		snprintf(msg, len, BLK_BVEC_RULE_SKIP, strerror(-l->by_folio));
+		return -BLK_ESKIP;
 	}
 	/* A bio holds BLK_MAX_VECS bvecs: runs, or folio runs (7.0). */
 	snprintf(msg, len, "%lu pages in %lu physically contiguous runs of %lu..%lu pages, %lu bios at %d bvecs (%s) per bio",
@@ -210,27 +218,21 @@ static int ctx_make(struct dio_ctx *c, const char *env, unsigned int lbs,
 			 strerror(errno));
 		return -BLK_ESKIP;
 	}
-	/* build_buffer() counts bios by it: say why it cannot. */
-	ret = blk_bvecs_by_folio();
-	if (ret < 0) {
-		snprintf(msg, msglen, "/proc/kallsyms (how bvecs are built, CONFIG_KALLSYMS): %s",
-			 strerror(-ret));
-		return -BLK_ESKIP;
-	}
 	ret = build_buffer(c, msg, msglen);
 	if (ret)
 		return ret == -EPERM ? -BLK_ESKIP : ret;
 	ksft_print_msg("buffer: %s\n", msg);
-	make_segments(c);
 	c->io = malloc(sizeof(*c->io));
 	c->pfn = malloc(BUF_PAGES * sizeof(*c->pfn));
 	c->fstart = malloc(BUF_PAGES);
 	c->vstart = malloc(BUF_PAGES);
+	c->seg_end = calloc(BUF_PAGES, sizeof(*c->seg_end));
 	if (posix_memalign((void **)&c->plain, PAGE, BUF_LEN) || !c->io ||
-	    !c->pfn || !c->fstart || !c->vstart) {
+	    !c->pfn || !c->fstart || !c->vstart || !c->seg_end) {
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
+	make_segments(c);
 	return 0;
 }
 
@@ -278,15 +280,16 @@ static const char * const op_name[] = {
 };
 
 /*
- * The PFNs and folio starts of the buffer's pages into @pfn and @fstart.
- * Returns 0 or -errno.
+ * The PFNs and folio starts of the buffer's pages @pg to @end (not
+ * included) into @pfn[@pg..] and @fstart[@pg..]. Returns 0 or -errno.
  */
-static int scan_pages(const struct dio_ctx *c, unsigned long long *pfn,
+static int scan_pages(const struct dio_ctx *c, unsigned long pg,
+		      unsigned long end, unsigned long long *pfn,
 		      unsigned char *fstart)
 {
-	int ret = blk_pfns(c->buf.addr, BUF_PAGES, pfn);
+	int ret = blk_pfns(c->buf.addr + pg * PAGE, end - pg, pfn + pg);
 
-	return ret ? ret : blk_folio_starts(pfn, BUF_PAGES, fstart);
+	return ret ? ret : blk_folio_starts(pfn + pg, end - pg, fstart + pg);
 }
 
 /* The I/O itself: 0, or -errno (-EIO if it was short). */
@@ -323,58 +326,29 @@ static size_t buf_at(const struct io_trace *io, unsigned long long sector)
 	return io->buf_off + (sector * 512 - io->dev_off);
 }
 
-/* Buffer offset where the iovec holding buffer offset @off ends. */
-static size_t iov_end(const struct dio_ctx *c, const struct io_trace *io,
-		      size_t off)
-{
-	size_t end = 0;
-	int i;
-
-	if (!io->vec)
-		return io->buf_off + io->len;
-	/* c->segs are carved one after the other from the buffer's start. */
-	for (i = 0; i < c->nr_segs; i++) {
-		end += c->segs[i].iov_len;
-		if (off < end)
-			break;
-	}
-	return end;
-}
-
 /*
- * c->vstart[i]: page i of the buffer starts a bvec of a traced bio, as
- * the kernel built the bios (blk_bvecs_by_folio()).
+ * c->vstart[i]: page i of the buffer starts a bvec of a traced bio, each
+ * bio built from its first page as the kernel builds bvecs (@fstart: the
+ * folio starts if it builds them by folio, blk_bvecs_by_folio()).
  */
-static void bvec_model(struct dio_ctx *c, const struct io_trace *io)
+static void bvec_model(struct dio_ctx *c, const struct io_trace *io,
+		       const unsigned char *fstart)
 {
+	unsigned long first = io->buf_off / PAGE, pg, end;
 	unsigned long last = (io->buf_off + io->len + PAGE - 1) / PAGE;
-	unsigned long pg, k, n, stop;
-	unsigned int nvecs;
+	const struct blk_trace_event *bio;
 	long b;
 
-	memset(c->vstart, 0, BUF_PAGES);
-	for (pg = io->buf_off / PAGE; pg < last; pg++)
-		c->vstart[pg] = !pg || c->pfn[pg] != c->pfn[pg - 1] + 1;
+	memset(c->vstart + first, 0, last - first);
 	for (b = 0; b < io->nr_bio; b++) {
-		pg = buf_at(io, io->bio[b].sector) / PAGE;
-		if (pg >= last)
-			continue;
-		c->vstart[pg] = 1;
-		if (!c->layout.by_folio)
-			continue;
-		/* One extraction after the other, from the bio's start. */
-		for (nvecs = 0; pg < last && nvecs < BLK_MAX_VECS; pg += n) {
-			stop = (iov_end(c, io, pg * PAGE) + PAGE - 1) / PAGE;
-			n = BLK_MAX_VECS - nvecs;
-			if (n > stop - pg)
-				n = stop - pg;
-			for (k = pg; k < pg + n; k++) {
-				if (k == pg || c->fstart[k]) {
-					c->vstart[k] = 1;
-					nvecs++;
-				}
-			}
-		}
+		bio = &io->bio[b];
+		pg = buf_at(io, bio->sector) / PAGE;
+		end = (buf_at(io, bio->sector + bio->nr_sector) + PAGE - 1) /
+		      PAGE;
+		if (pg < first || end > last)
+			continue;	/* not this I/O's: check_shape() says */
+		blk_bio_bvecs(c->pfn, fstart, pg, end,
+			      io->vec ? c->seg_end : NULL, c->vstart);
 	}
 }
 
@@ -388,6 +362,9 @@ static void bvec_model(struct dio_ctx *c, const struct io_trace *io)
 static int traced_io(struct dio_ctx *c, enum io_op op, void *addr,
 		     size_t len, unsigned long long off)
 {
+	unsigned long pg = ((char *)addr - c->buf.addr) / PAGE;
+	unsigned long end = ((char *)addr - c->buf.addr + len + PAGE - 1) /
+			    PAGE;
 	struct io_trace *io = c->io;
 	unsigned long long *pfn;
 	unsigned char *fstart;
@@ -409,7 +386,7 @@ static int traced_io(struct dio_ctx *c, enum io_op op, void *addr,
 		io->nr_rq = 0;
 		io->nr_bio = 0;
 		io->other = 0;
-		ret = scan_pages(c, c->pfn, c->fstart);
+		ret = scan_pages(c, pg, end, c->pfn, c->fstart);
 		if (!ret)
 			ret = blk_trace_clear(&c->tr);
 		if (!ret)
@@ -417,12 +394,12 @@ static int traced_io(struct dio_ctx *c, enum io_op op, void *addr,
 		if (!ret)
 			ret = blk_trace_each(&c->tr, add_event, io);
 		if (!ret)
-			ret = scan_pages(c, pfn, fstart);
+			ret = scan_pages(c, pg, end, pfn, fstart);
 		if (ret)
 			break;
 		ret = -EAGAIN;
-		if (!memcmp(pfn, c->pfn, BUF_PAGES * sizeof(*pfn)) &&
-		    !memcmp(fstart, c->fstart, BUF_PAGES)) {
+		if (!memcmp(pfn + pg, c->pfn + pg, (end - pg) * sizeof(*pfn)) &&
+		    !memcmp(fstart + pg, c->fstart + pg, end - pg)) {
 			ret = 0;
 			break;
 		}
@@ -435,7 +412,7 @@ static int traced_io(struct dio_ctx *c, enum io_op op, void *addr,
 		return -ENOSPC;
 	qsort(io->rq, io->nr_rq, sizeof(io->rq[0]), cmp_sector);
 	qsort(io->bio, io->nr_bio, sizeof(io->bio[0]), cmp_sector);
-	bvec_model(c, io);
+	bvec_model(c, io, c->layout.by_folio ? c->fstart : NULL);
 	return 0;
 }
 
