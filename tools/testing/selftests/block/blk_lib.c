@@ -734,7 +734,6 @@ int blk_pfns(const void *addr, unsigned long pages, unsigned long long *pfn)
 
 /* /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h) */
 #define KPF_COMPOUND_TAIL	16
-#define KPF_THP			22
 
 int blk_folio_starts(const unsigned long long *pfn, unsigned long pages,
 		     unsigned char *start)
@@ -854,8 +853,9 @@ int blk_layout_scan(const void *addr, unsigned long pages,
 		len = 1;
 	}
 	/* An unpatched multi-bio direct I/O loop over the pages. */
-	for (i = 0; l->by_folio >= 0 && i < pages; l->bios++)
-		i = blk_bio_bvecs(pfn, fstart, i, pages, NULL, NULL);
+	if (l->by_folio >= 0)
+		for (i = 0; i < pages; l->bios++)
+			i = blk_bio_bvecs(pfn, fstart, i, pages, NULL, NULL);
 	free(fstart);
 	free(pfn);
 	return 0;
@@ -1069,24 +1069,31 @@ int blk_buf_nomerge(struct blk_buf *b, unsigned long pages,
 	return blk_buf_runs(b, pages, 1, 1, 0, msg, msglen);
 }
 
-/* The 2 MiB extents of @b that a THP backs (none if unknown). */
-static unsigned long buf_huge(const struct blk_buf *b)
+/*
+ * The 2 MiB extents of @b that PMD-mapped THPs back: AnonHugePages of its
+ * mapping in /proc/self/smaps (madvise() made [addr, addr + len) one of
+ * its own), or -1 if it cannot be read.
+ */
+static long buf_huge(const struct blk_buf *b)
 {
-	unsigned long long pfn, flags;
-	unsigned long n = 0;
-	size_t i;
-	int fd;
+	unsigned long start, end, kb;
+	char line[256];
+	long huge = -1;
+	int in = 0;
+	FILE *f;
 
-	fd = open("/proc/kpageflags", O_RDONLY);
-	if (fd < 0)
-		return 0;
-	for (i = 0; i < b->len; i += HPAGE)
-		if (!blk_pfns(b->addr + i, 1, &pfn) &&
-		    pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) ==
-		    sizeof(flags) && (flags >> KPF_THP & 1))
-			n++;
-	close(fd);
-	return n;
+	f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	while (huge < 0 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = start <= (unsigned long)b->addr &&
+			     (unsigned long)b->addr < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			huge = kb / (HPAGE >> 10);
+	}
+	fclose(f);
+	return huge;
 }
 
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)

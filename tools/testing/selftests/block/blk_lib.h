@@ -158,7 +158,7 @@ struct blk_buf {
 	size_t len;
 	void *map;		/* what to munmap */
 	size_t map_len;
-	unsigned long huge;	/* blk_buf_thp(): 2 MiB extents THP-backed */
+	long huge;		/* blk_buf_thp(): 2 MiB THPs in it, -1: unknown */
 };
 
 /* Physical layout of [addr, addr + pages pages) from /proc/self/pagemap. */
@@ -192,8 +192,9 @@ int blk_bvecs_by_folio(void);
  * The bvecs of one bio of a multi-bio direct I/O loop from page @pg of a
  * page-aligned buffer of page-multiple iovecs, the buffer's pages being
  * @pfn and, if bvecs are folio runs (blk_bvecs_by_folio()), @fstart
- * (blk_folio_starts(); NULL if not): each bio_iov_iter_get_pages() call
- * extracts as many pages as the bio has bvecs left, none past @end nor
+ * (blk_folio_starts(); NULL if not): each extraction (6.12's
+ * __bio_iov_iter_get_pages(), 7.0's iov_iter_extract_bvecs()) takes as
+ * many pages as the bio has bvecs left, none past @end nor
  * past its iovec's end (@iov_end[page]: the page after that iovec; NULL:
  * one iovec up to @end), and the bio is full at BLK_MAX_VECS bvecs. Marks
  * in @vstart (unless NULL) the pages that start a bvec; returns the page
@@ -234,7 +235,7 @@ int blk_buf_runs(struct blk_buf *b, unsigned long pages, unsigned int run_min,
 		 char *msg, size_t msglen);
 /*
  * @len bytes of 2 MiB aligned MADV_HUGEPAGE memory, faulted in; how many
- * of its 2 MiB extents came as a THP in @b->huge (/proc/kpageflags).
+ * PMD-mapped THPs back it in @b->huge (/proc/self/smaps; -1: unknown).
  */
 int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen);
 void blk_buf_free(struct blk_buf *b);

@@ -71,6 +71,7 @@ struct io_trace {
 	unsigned long long dev_off;
 	size_t len;
 	int vec;		/* the I/O was c->segs */
+	long longer;		/* bios longer than bvec_model()'s */
 };
 
 /* The queue limits blk-mq splits a read or write bio by. */
@@ -157,10 +158,6 @@ static int build_buffer(struct dio_ctx *c, char *msg, size_t len)
 		snprintf(msg, len, "pagemap of the buffer: %s", strerror(-ret));
 		return ret;
 	}
-	if (l->by_folio < 0) {
-		snprintf(msg, len, BLK_BVEC_RULE_SKIP, strerror(-l->by_folio));
-		return -BLK_ESKIP;
-	}
 	/* A bio holds BLK_MAX_VECS bvecs: runs, or folio runs (7.0). */
 	snprintf(msg, len, "%lu pages in %lu physically contiguous runs of %lu..%lu pages, %lu bios at %d bvecs (%s) per bio",
 		 (unsigned long)BUF_PAGES, l->runs, l->run_min, l->run_max,
@@ -216,6 +213,12 @@ static int ctx_make(struct dio_ctx *c, const char *env, unsigned int lbs,
 	if (c->fd < 0) {
 		snprintf(msg, msglen, "cannot open %s: %s", c->dev.path,
 			 strerror(errno));
+		return -BLK_ESKIP;
+	}
+	/* Before the buffer, whose bio count needs it. */
+	ret = blk_bvecs_by_folio();
+	if (ret < 0) {
+		snprintf(msg, msglen, BLK_BVEC_RULE_SKIP, strerror(-ret));
 		return -BLK_ESKIP;
 	}
 	ret = build_buffer(c, msg, msglen);
@@ -326,29 +329,42 @@ static size_t buf_at(const struct io_trace *io, unsigned long long sector)
 	return io->buf_off + (sector * 512 - io->dev_off);
 }
 
+/* @bio lies within the traced I/O. */
+static int bio_in_io(const struct io_trace *io,
+		     const struct blk_trace_event *bio)
+{
+	return bio->sector * 512 >= io->dev_off &&
+	       (bio->sector + bio->nr_sector) * 512 <= io->dev_off + io->len;
+}
+
 /*
  * c->vstart[i]: page i of the buffer starts a bvec of a traced bio, each
  * bio built from its first page as the kernel builds bvecs (@fstart: the
  * folio starts if it builds them by folio, blk_bvecs_by_folio()).
  */
-static void bvec_model(struct dio_ctx *c, const struct io_trace *io,
+static void bvec_model(struct dio_ctx *c, struct io_trace *io,
 		       const unsigned char *fstart)
 {
-	unsigned long first = io->buf_off / PAGE, pg, end;
+	unsigned long first = io->buf_off / PAGE, pg, end, n;
 	unsigned long last = (io->buf_off + io->len + PAGE - 1) / PAGE;
 	const struct blk_trace_event *bio;
 	long b;
 
 	memset(c->vstart + first, 0, last - first);
+	io->longer = 0;
 	for (b = 0; b < io->nr_bio; b++) {
 		bio = &io->bio[b];
+		if (!bio_in_io(io, bio))
+			continue;	/* check_shape() fails its requests */
 		pg = buf_at(io, bio->sector) / PAGE;
 		end = (buf_at(io, bio->sector + bio->nr_sector) + PAGE - 1) /
 		      PAGE;
-		if (pg < first || end > last)
-			continue;	/* not this I/O's: check_shape() says */
-		blk_bio_bvecs(c->pfn, fstart, pg, end,
-			      io->vec ? c->seg_end : NULL, c->vstart);
+		/* The kernel's bio holds more than the model's: say so. */
+		for (n = 0; pg < end; n++)
+			pg = blk_bio_bvecs(c->pfn, fstart, pg, end,
+					   io->vec ? c->seg_end : NULL,
+					   c->vstart);
+		io->longer += n > 1;
 	}
 }
 
@@ -540,7 +556,7 @@ static int check_shape(const struct dio_ctx *c, const struct io_trace *io,
 		bio_end = b < io->nr_bio ?
 			  io->bio[b].sector + io->bio[b].nr_sector : 0;
 		if (b < io->nr_bio && io->bio[b].sector <= r->sector &&
-		    end <= bio_end)
+		    end <= bio_end && bio_in_io(io, &io->bio[b]))
 			split_walk(c, io, lim, r->sector, bio_end, &w);
 		else
 			w.end = 0;	/* in no bio, or in more than one */
@@ -584,11 +600,15 @@ static int check_shape(const struct dio_ctx *c, const struct io_trace *io,
 		n += snprintf(msg + n, msglen - n,
 			      ", %ld not where the split walk cuts (first: %llu+%u)",
 			      odd, odd_at, odd_len);
+	if (io->longer)
+		n += snprintf(msg + n, msglen - n,
+			      ", %ld bios hold more bvecs than the model builds",
+			      io->longer);
 	if (gaps || total != io->len / 512)
 		snprintf(msg + n, msglen - n,
 			 ", coverage wrong: %llu of %zu sectors, %ld gaps",
 			 total, io->len / 512, gaps);
-	return io->nr_rq > 0 && !short_rq && !odd && !gaps &&
+	return io->nr_rq > 0 && !short_rq && !odd && !gaps && !io->longer &&
 	       total == io->len / 512 &&
 	       io->rq[io->nr_rq - 1].nr_sector <= lim->max_sectors;
 }

@@ -497,15 +497,16 @@ static long long io_check(const struct iovec *iov, int nr, unsigned int seed)
 static int async_probe(int uring)
 {
 	struct io_uring_params p;
-	int ring;
 
 	if (!uring)
 		return blk_aio_probe();
-	memset(&p, 0, sizeof(p));
-	ring = syscall(__NR_io_uring_setup, 1, &p);
-	if (ring < 0)
-		return -errno;
-	close(ring);
+	/* The ring io_uring_rw() keeps: the task never has none. */
+	if (uring_keep < 0) {
+		memset(&p, 0, sizeof(p));
+		uring_keep = syscall(__NR_io_uring_setup, 1, &p);
+		if (uring_keep < 0)
+			return -errno;
+	}
 	return 0;
 }
 
@@ -727,7 +728,9 @@ FIXTURE_TEARDOWN_PARENT(dio_bios)
 /* What blk_buf_thp() got: a label for the buffer. */
 static const char *thp_kind(const struct blk_buf *buf)
 {
-	if (buf->huge == buf->len / (2 * BLK_MiB))
+	if (buf->huge < 0)
+		return "MADV_HUGEPAGE (THPs unknown)";
+	if (buf->huge == (long)(buf->len / (2 * BLK_MiB)))
 		return "THP-backed";
 	return buf->huge ? "partly THP-backed" : "MADV_HUGEPAGE but no THP";
 }
