@@ -377,6 +377,18 @@ static int io_segments(struct iovec *iov, int nr, char *buf, size_t len,
  */
 static int uring_keep = -1;
 
+/* Open the kept ring if it is not yet: 0, or -errno. */
+static int uring_keep_open(void)
+{
+	struct io_uring_params p;
+
+	if (uring_keep >= 0)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	uring_keep = syscall(__NR_io_uring_setup, 1, &p);
+	return uring_keep < 0 ? -errno : 0;
+}
+
 /*
  * One read or write of @iov through io_uring (raw system calls, one
  * submission on a ring of its own, waited for up to IO_URING_WAIT_S): its
@@ -397,13 +409,10 @@ static long io_uring_rw(int fd, int write, const struct iovec *iov,
 	long ret;
 	int ring;
 
+	ret = uring_keep_open();
+	if (ret)
+		return ret;
 	memset(&p, 0, sizeof(p));
-	if (uring_keep < 0) {
-		uring_keep = syscall(__NR_io_uring_setup, 1, &p);
-		if (uring_keep < 0)
-			return -errno;
-		memset(&p, 0, sizeof(p));
-	}
 	ring = syscall(__NR_io_uring_setup, 1, &p);
 	if (ring < 0)
 		return -errno;
@@ -496,18 +505,8 @@ static long long io_check(const struct iovec *iov, int nr, unsigned int seed)
 /* Linux AIO and io_uring are optional (CONFIG_AIO, CONFIG_IO_URING). */
 static int async_probe(int uring)
 {
-	struct io_uring_params p;
-
-	if (!uring)
-		return blk_aio_probe();
 	/* The ring io_uring_rw() keeps: the task never has none. */
-	if (uring_keep < 0) {
-		memset(&p, 0, sizeof(p));
-		uring_keep = syscall(__NR_io_uring_setup, 1, &p);
-		if (uring_keep < 0)
-			return -errno;
-	}
-	return 0;
+	return uring ? uring_keep_open() : blk_aio_probe();
 }
 
 /*
