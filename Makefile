@@ -1,22 +1,23 @@
 # The one entry point of the workbench. Each step is a script in scripts/;
 # this file only composes them. See README.md.
 #
-#   make            build the patched 6.12 kernel, boot it on QEMU NVMe,
-#                   run the block kselftests (and KUnit at boot)
+#   make            build the mainline series' patched kernel (Linux
+#                   7.1.5, patches/v7.1), boot it on QEMU NVMe, run the
+#                   block kselftests (and KUnit at boot)
 #   make test       everything that must hold (tool and host checks, the
 #                   patched NVMe boot, the baseline run that must fail the
 #                   shape tests, the bystander boot of every kselftest, the
 #                   debug kernel's run and its fault and stress cases, the
-#                   7.0 series' checks, shape tests and baseline proof)
+#                   6.12 backport's checks, shape tests and baseline proof)
 #   make shell      the same guest, interactive
 #   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
 #                   the kselftests and KUnit, then the fault and stress
 #                   cases of guest/stress (STRESS_SECS per case, 30)
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
-#   make BASE=7.0 test-persistent  the 7.0 series with
+#   make test-persistent  the mainline series with
 #                   CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y: shape tests, KUnit
-#   make test-all   test, then all, test-nothp, blktests and (from 6.12)
-#                   make BASE=7.0 test, one summary
+#   make test-all   test, then all, test-nothp, blktests and (from 7.1)
+#                   make BASE=6.12 test, one summary
 #   make blktests   blktests in the guest on the patched and the unpatched
 #                   kernel; fails if a test passes only on the baseline
 #   make check      every patch on its predecessors: checkpatch, builds,
@@ -29,8 +30,9 @@
 #   make series     regenerate patches/ from the build/linux-patched branch
 #   make clean      remove build/
 #
-# KERNEL_TREE=/path/to/linux uses your own 6.12 git tree (its HEAD is the
-# base) instead of Debian's linux-source-6.12. ACCEL=kvm opts in to KVM.
+# BASE=6.12 works on the backport (patches/v6.12, Debian's linux-source-6.12)
+# instead. KERNEL_TREE=/path/to/linux uses your own git tree of the BASE
+# version (its HEAD is the base). ACCEL=kvm opts in to KVM.
 # EXTRA_CONFIG=file.config adds a config fragment to both kernels.
 # A yes-or-no variable (SEND, QUICK, KEEP_IMAGES, ALLOW_CMD_FAIL,
 # UNKNOWN_OK, CHECKPATCH_ONLY) is on when it is 1 and off otherwise:
@@ -40,18 +42,15 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := all
 
-# BASE=6.12 (the default: the LTS backport) or BASE=7.0 (the mainline
-# series, patches/v7.0, built in build/7.0).
-BASE     ?= 6.12
-ifeq ($(BASE),6.12)
-B        := $(abspath build)
-PATCHES  := patches
-else ifeq ($(BASE),7.0)
-B        := $(abspath build/7.0)
-PATCHES  := patches/v7.0
-else
-$(error BASE=$(BASE): there are series for BASE=6.12 and BASE=7.0)
+# BASE=7.1 (the default: the mainline series on Linux 7.1.5) or BASE=6.12
+# (its LTS backport); each has its series in patches/vBASE and builds in
+# build/BASE.
+BASE     ?= 7.1
+ifeq ($(filter 7.1 6.12,$(BASE)),)
+$(error BASE=$(BASE): there are series for BASE=7.1 and BASE=6.12)
 endif
+B        := $(abspath build/$(BASE))
+PATCHES  := patches/v$(BASE)
 UNPATCHED := $(B)/linux-base
 PATCHED  := $(B)/linux-patched
 KERNEL_TREE ?=
@@ -78,7 +77,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
 	tool-checks host-checks check send bench \
-	test-debug test-nothp test-all run-mainline kunit-parse blktests blktests-build \
+	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
 
@@ -155,7 +154,7 @@ STRESS_SECS ?= 30
 # KASAN and TCG, and its single-bio paths do not reach the series' code;
 # so is dio_align, which builds its irregular buffer per test (about 17
 # minutes here). dio_verify.sh's fio jobs of up to 64 MiB per I/O drive
-# the trimming path on this kernel, and dio_pins its unpinning (7.0).
+# the trimming path on this kernel, and dio_pins its unpinning (7.1).
 DEBUG_CMD := ./run_kselftest.sh -t block:zeroout_first_use -t block:zeroout_fallback \
 	-t block:zeroout -t block:dio_verify.sh -t block:dio_pins
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
@@ -166,7 +165,7 @@ run-debug: apply initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/stress $(STRESS_CPIO)
 	$(call guest-run,$(DEBUG_BZ),stress,$(STRESS_CPIO),/stress/blk_stress $(STRESS_SECS))
 
-# $(call debug_tap,TESTDIR): the debug run's results (test-all reads 7.0's).
+# $(call debug_tap,TESTDIR): the debug run's results (test-all reads 6.12's).
 debug_tap = debug=$(1)/debug.tap debug-kunit=$(1)/debug/console.log stress=$(1)/stress.tap
 DEBUG_TAP := $(call debug_tap,$(T))
 test-debug: run-debug
@@ -182,14 +181,14 @@ run-nothp: apply initramfs
 test-nothp: run-nothp
 	@$(S)/tap-summary.sh $(NOTHP_TAP)
 
-# BASE=7.0 only: the mainline series with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y
+# BASE=7.1 only: the mainline series with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y
 # (config/persistent.config), the shape tests of the baseline proof and
 # KUnit: they must pass there too (the cases that need the folio to
 # follow use_zero_page, or a first allocation, skip and say why).
 PERSISTENT_BZ  := $(PATCHED)/obj-persistent/arch/x86/boot/bzImage
 PERSISTENT_TAP := persistent=$(T)/persistent.tap persistent-kunit=$(T)/persistent/console.log
 run-persistent: apply initramfs
-	$(if $(filter 7.0,$(BASE)),,$(error run-persistent: CONFIG_PERSISTENT_HUGE_ZERO_FOLIO exists on Linux 7.0 only: make BASE=7.0 run-persistent))
+	$(if $(filter 7.1,$(BASE)),,$(error run-persistent: CONFIG_PERSISTENT_HUGE_ZERO_FOLIO does not exist in Linux 6.12: make BASE=7.1 run-persistent))
 	$(call variant,$(PATCHED),$(PATCHED)/obj-persistent,config/persistent.config)
 	$(call guest-run,$(PERSISTENT_BZ),persistent,,$(BASELINE_CMD))
 
@@ -218,7 +217,7 @@ run-bystander: kernel-patched initramfs
 
 # make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
-# kernel of this base ($(PATCHED), $(UNPATCHED): BASE=7.0 gives them other
+# kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
 # trees), each built with config/blktests.config (null_blk, scsi_debug,
 # loop, XFS, the NVMe loop target as modules) in TREE/obj-blktests. The
 # tests run on the NVMe namespaces, on a null_blk and a scsi_debug disk the
@@ -297,23 +296,23 @@ test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
 TEST_TAP := $(call test_tap,$(T))
 
 # make test covers both series: every step of this base, and of the
-# mainline series (BASE=7.0) its host checks, its patched kernel's shape
-# tests (those the baseline proof runs) and KUnit, and its baseline's
-# proof. make BASE=7.0 test adds its bystander and debug boots (test-all
-# runs it): CI's 90 minutes do not hold both bases whole.
-MAINLINE   := $(MAKE) --no-print-directory BASE=7.0
-MAINLINE_T := $(abspath build/7.0/test)
-ifeq ($(BASE),6.12)
-MAINLINE_TAP := mainline-host=$(MAINLINE_T)/host.tap mainline=$(MAINLINE_T)/patched.tap \
-	mainline-kunit=$(MAINLINE_T)/patched/console.log \
-	mainline-baseline=$(MAINLINE_T)/baseline-proof.tap
+# backport (BASE=6.12) its host checks, its patched kernel's shape tests
+# (those the baseline proof runs) and KUnit, and its baseline's proof.
+# make BASE=6.12 test adds its bystander and debug boots (test-all runs
+# it): CI's 90 minutes do not hold both bases whole.
+BACKPORT   := $(MAKE) --no-print-directory BASE=6.12
+BACKPORT_T := $(abspath build/6.12/test)
+ifeq ($(BASE),7.1)
+BACKPORT_TAP := backport-host=$(BACKPORT_T)/host.tap backport=$(BACKPORT_T)/patched.tap \
+	backport-kunit=$(BACKPORT_T)/patched/console.log \
+	backport-baseline=$(BACKPORT_T)/baseline-proof.tap
 endif
 
-# The mainline series' part of make test, each line of it prefixed "7.0: "
-# ("+": a make runs there, which make does not see through $(MAINLINE)).
-run-mainline:
-	@+$(MAINLINE) GUEST_CMD='$(BASELINE_CMD)' host-checks run-patched run-baseline \
-		kunit-parse 2>&1 | sed -u 's/^/7.0: /'
+# The backport's part of make test, each line of it prefixed "6.12: "
+# ("+": a make runs there, which make does not see through $(BACKPORT)).
+run-backport:
+	@+$(BACKPORT) GUEST_CMD='$(BASELINE_CMD)' host-checks run-patched run-baseline \
+		kunit-parse 2>&1 | sed -u 's/^/6.12: /'
 
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
@@ -331,23 +330,23 @@ TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run
 test:
 	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='./run_kselftest.sh -t block:dio_align' \
 		$(TEST_STEPS) || rc=1; \
-	$(if $(MAINLINE_TAP),$(MAKE) --no-print-directory run-mainline || rc=1;) \
-	$(S)/tap-summary.sh $(TEST_TAP) $(MAINLINE_TAP) || rc=1; exit $$rc
+	$(if $(BACKPORT_TAP),$(MAKE) --no-print-directory run-backport || rc=1;) \
+	$(S)/tap-summary.sh $(TEST_TAP) $(BACKPORT_TAP) || rc=1; exit $$rc
 
 # make test, then every kselftest on the plain kernel's NVMe boot (make
-# all), the THP-off kernel, make blktests and, from 6.12, make BASE=7.0
+# all), the THP-off kernel, make blktests and, from 7.1, make BASE=6.12
 # test, even if make test failed; one summary (of blktests, its rule:
 # failures on both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
-MAINLINE_ALL_TAP := $(if $(MAINLINE_TAP),$(addprefix mainline-,$(call test_tap,$(MAINLINE_T))))
+BACKPORT_ALL_TAP := $(if $(BACKPORT_TAP),$(addprefix backport-,$(call test_tap,$(BACKPORT_T))))
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
 	$(MAKE) --no-print-directory all || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
 	$(MAKE) --no-print-directory blktests || rc=1; \
-	$(if $(MAINLINE_TAP),$(MAINLINE) test || rc=1;) \
+	$(if $(BACKPORT_TAP),$(BACKPORT) test || rc=1;) \
 	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
-		blktests=$(T)/blktests-rule.tap $(MAINLINE_ALL_TAP) || rc=1; exit $$rc
+		blktests=$(T)/blktests-rule.tap $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell

@@ -5,9 +5,9 @@
 # notes below "---"), rewrites PATCHDIR/series, and copies every file the
 # series adds to its kernel path in this repository (block/, tools/,
 # Documentation/). PATCHDIR/0000-cover-letter.patch is kept as it is.
-# A second series (a PATCHDIR other than the repository's patches/, such
-# as patches/v7.0) shares those copies: a file it adds with other content
-# goes to PATCHDIR/added/ at its kernel path instead (wb_added_copy).
+# The backport (patches/v6.12, any PATCHDIR but the mainline series)
+# shares those copies: a file it adds with other content goes to
+# PATCHDIR/added/ at its kernel path instead (wb_added_copy).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh

@@ -5,8 +5,9 @@
 # worktrees of one source repository: KERNEL_TREE if given (a user's own
 # git tree of Linux VERSION, its HEAD is the base), else BUILD_DIR/linux-src,
 # a bare repository, the release tarball unpacked once and committed:
-# VERSION 6.12 is Debian's linux-source-6.12, 7.0 is ../shared/linux-7.0.tar.xz
-# (LINUX_7_0_TARBALL overrides the path).
+# VERSION 6.12 is Debian's linux-source-6.12, 7.1 is ../shared/linux-7.0.tar.xz
+# with ../shared/patch-7.0-7.1.5.xz applied (Linux 7.1.5; LINUX_7_0_TARBALL
+# and LINUX_7_1_PATCH override the paths).
 # Fails early when the disk has too little room for the workbench.
 # Prints the exact kernel version. Idempotent.
 set -euo pipefail
@@ -18,10 +19,14 @@ src=${3:-}
 case $want in
 6.12)	tarball=/usr/src/linux-source-6.12.tar.xz
 	origin="Debian linux-source-6.12" hint="apt-get install linux-source-6.12" ;;
-7.0)	tarball=${LINUX_7_0_TARBALL:-$(realpath -m "$(dirname "$0")/../../shared/linux-7.0.tar.xz")}
-	origin="linux-7.0.tar.xz" hint="set LINUX_7_0_TARBALL to its path" ;;
-*)	echo "kernel-tree: no series for Linux $want (BASE=6.12 or BASE=7.0)" >&2; exit 1 ;;
+7.1)	shared=$(realpath -m "$(dirname "$0")/../../shared")
+	tarball=${LINUX_7_0_TARBALL:-$shared/linux-7.0.tar.xz}
+	patch=${LINUX_7_1_PATCH:-$shared/patch-7.0-7.1.5.xz}
+	origin="linux-7.0.tar.xz and patch-7.0-7.1.5.xz"
+	hint="set LINUX_7_0_TARBALL and LINUX_7_1_PATCH to their paths" ;;
+*)	echo "kernel-tree: no series for Linux $want (BASE=7.1 or BASE=6.12)" >&2; exit 1 ;;
 esac
+patch=${patch:-}
 mkdir -p "$build"
 
 # Linux's version from the top-level Makefile of a commit.
@@ -36,7 +41,9 @@ if [ -z "$src" ]; then
 	# A bare repository: the worktrees below are the only checkouts.
 	src=$(wb_tree "$build" src)
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
-		[ -f "$tarball" ] || { echo "kernel-tree: $tarball missing ($hint)" >&2; exit 1; }
+		for f in "$tarball" $patch; do
+			[ -f "$f" ] || { echo "kernel-tree: $f missing ($hint)" >&2; exit 1; }
+		done
 		# Two checkouts with their objects, the repository, the
 		# initramfs and the guest's scratch disks: about 6 GiB.
 		need=8 free=$(( $(df -Pk "$build" | awk 'NR == 2 { print $4 }') / 1048576 ))
@@ -50,10 +57,17 @@ if [ -z "$src" ]; then
 		mkdir -p "$src.tmp"
 		tar -xf "$tarball" -C "$src.tmp" --strip-components=1
 		git init -q --bare -b release "$src"
+		if [ -n "$patch" ]; then
+			# git apply, not patch(1): mode changes, symlinks, binaries.
+			echo "kernel-tree: applying $patch"
+			xz -dc "$patch" | (cd "$src.tmp" && git --git-dir="$src" \
+				--work-tree=. apply --whitespace=nowarn -p1) ||
+				{ echo "kernel-tree: $patch does not apply to $tarball" >&2; exit 1; }
+		fi
 		# Debian's top-level .gitignore ignores /*, so add with -f.
 		git --git-dir="$src" --work-tree="$src.tmp" add -f .
 		# Dated by the tarball, so every machine gets the same base hash.
-		stamp="@$(stat -c %Y "$tarball") +0000"
+		stamp="@$(stat -c %Y "${patch:-$tarball}") +0000"
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
 		git "${WB_IDENT[@]}" --git-dir="$src" --work-tree="$src.tmp" \
 			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from $origin"

@@ -57,18 +57,23 @@ wb_applied_stamp() {
 	fi
 }
 
-# wb_primary_series PATCHDIR: true if PATCHDIR is the repository's own
-# patches/ (the 6.12 series), whose added files are the copies at their
-# kernel paths; false for a second series (patches/v7.0).
+# The mainline base (Linux 7.1.5), whose series is the one the workbench
+# exists to send; 6.12 (patches/v6.12) is its backport.
+# shellcheck disable=SC2034 # for the scripts that source this file
+WB_MAINLINE=7.1
+
+# wb_primary_series PATCHDIR: true if PATCHDIR is the mainline series
+# (patches/v$WB_MAINLINE), whose added files are the copies at their kernel
+# paths in this repository; false for the backport (patches/v6.12).
 wb_primary_series() {
 	local repo
 	repo=$(realpath "$(dirname "${BASH_SOURCE[0]}")/..")
-	[ "$(realpath "$1")" = "$repo/patches" ]
+	[ "$(realpath "$1")" = "$repo/patches/v$WB_MAINLINE" ]
 }
 
 # wb_added_copy PATCHDIR FILE: the repository's copy of FILE (a kernel
-# path) that the series in PATCHDIR adds: PATCHDIR/added/FILE where a
-# second series (patches/v7.0) adds it with content of its own, else
+# path) that the series in PATCHDIR adds: PATCHDIR/added/FILE where the
+# backport (patches/v6.12) adds it with content of its own, else
 # FILE at its kernel path in the repository, shared by the series.
 wb_added_copy() {
 	local repo
