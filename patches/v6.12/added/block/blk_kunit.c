@@ -15,53 +15,60 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static void blk_zero_nr_vecs_zero_page_test(struct kunit *test)
 {
-	/* One 4 KiB zero page per bvec, as before the huge zero folio. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_4K, false), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8, SZ_4K, false), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(9, SZ_4K, false), 2);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1M >> SECTOR_SHIFT, SZ_4K,
-					       false), BIO_MAX_VECS);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K,
-					       false), BIO_MAX_VECS);
-	/* 1 MiB bios are below the killable bound: unchanged. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K,
-					       true), BIO_MAX_VECS);
+	/* One 4 KiB zero page per bvec: 1 MiB bios, as before the folio. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_4K), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8, SZ_4K), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(9, SZ_4K), 2);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1M >> SECTOR_SHIFT, SZ_4K),
+			BIO_MAX_VECS);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K),
+			BIO_MAX_VECS);
 }
 
 static void blk_zero_nr_vecs_huge_folio_test(struct kunit *test)
 {
 	const sector_t folio_sects = SZ_2M >> SECTOR_SHIFT;
 
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_2M, false), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects - 1, SZ_2M, false),
-			1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects, SZ_2M, false), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects + 1, SZ_2M, false),
-			2);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(256 * folio_sects, SZ_2M,
-					       false), 256);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(257 * folio_sects, SZ_2M,
-					       false), BIO_MAX_VECS);
-	/* Beyond 4 GiB: sector_t arithmetic, still capped. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_2M), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects - 1, SZ_2M), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects, SZ_2M), 1);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects + 1, SZ_2M), 2);
+	/* Exactly the bound, and one sector more: still 16 MiB bios. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8 * folio_sects, SZ_2M),
+			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8 * folio_sects + 1, SZ_2M),
+			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
+	/* 1 GiB, and beyond 4 GiB (sector_t arithmetic). */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_2M),
+			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
 	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(5ULL << (30 - SECTOR_SHIFT),
-					       SZ_2M, false), BIO_MAX_VECS);
-	/* Killable: bios of at most BLK_ZERO_KILLABLE_BIO_BYTES. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_2M,
-					       true),
-			BLK_ZERO_KILLABLE_BIO_BYTES / SZ_2M);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(3, SZ_2M, true), 1);
-	/* A folio larger than the bound still makes progress. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_32M,
-					       true), 1);
+					       SZ_2M),
+			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
+}
+
+static void blk_zero_nr_vecs_large_folio_test(struct kunit *test)
+{
+	/*
+	 * A zero folio above the bound, which this kernel's mm never hands
+	 * out (it refuses PMDs above 2 MiB): one bvec of at most
+	 * BLK_ZERO_BIO_MAX_BYTES.
+	 */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT,
+					       SZ_32M), 1);
+	/* The 64 KiB zero page of a 64 KiB-page kernel: 256 of them, 16 MiB. */
+	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT,
+					       SZ_64K), BIO_MAX_VECS);
 }
 
 /*
  * One case for bio_split_rw_last(): a bio of @nr_vecs bvecs of @vec_len
  * bytes at @vec_off in their page (one bvec over several contiguous pages
- * when @vec_len is larger than a page), starting at @sector, on a queue
- * with the limits below.  @expect is the offset of the last split point
- * that is a multiple of @align, worked out by hand from get_max_io_size()
- * and bio_split_rw_at().
+ * when @vec_len is larger than a page), at sector @sector of a partition
+ * that starts at @part_start, on a queue with the limits below.  @expect
+ * is what bio_split_rw_last() returns: the bio's size when it ends on a
+ * split point, else the offset of the last split point that is a multiple
+ * of @align, worked out by hand from get_max_io_size() and
+ * bio_split_rw_at().
  */
 struct split_case {
 	const char *name;
@@ -70,7 +77,7 @@ struct split_case {
 	unsigned int max_segment_size;
 	unsigned long virt_boundary_mask;
 	unsigned int lbs, pbs;
-	sector_t sector;
+	sector_t sector, part_start;
 	unsigned int nr_vecs, vec_len, vec_off;
 	unsigned int align;
 	unsigned int expect;
@@ -78,31 +85,49 @@ struct split_case {
 
 static const struct split_case split_cases[] = {
 	{ "fits in one request: no split point", 256, 128, SZ_64K, 0,
-	  512, 512, 0, 1, SZ_64K, 0, PAGE_SIZE, 0 },
+	  512, 512, 0, 0, 1, SZ_64K, 0, PAGE_SIZE, 0 },
+	{ "one full request: ends on a split point", 128, 128, SZ_64K, 0,
+	  512, 512, 0, 0, 1, SZ_64K, 0, PAGE_SIZE, SZ_64K },
+	{ "64 KiB, 1 MiB contiguous: exact multiple, ends on a split point",
+	  128, 128, SZ_64K, 0, 512, 512, 0, 0, 1, SZ_1M, 0, PAGE_SIZE,
+	  SZ_1M },
+	{ "128 KiB, 256 single pages: exact multiple", 256, 128, SZ_64K, 0,
+	  512, 512, 0, 0, 256, PAGE_SIZE, 0, PAGE_SIZE, SZ_1M },
 	{ "96 KiB, 1 MiB contiguous: ten pieces, 64 KiB left", 192, 128,
-	  SZ_64K, 0, 512, 512, 0, 1, SZ_1M, 0, PAGE_SIZE, 10 * 96 * SZ_1K },
+	  SZ_64K, 0, 512, 512, 0, 0, 1, SZ_1M, 0, PAGE_SIZE,
+	  10 * 96 * SZ_1K },
+	{ "96 KiB, 256 single pages: ten pieces, 64 KiB left", 192, 128,
+	  SZ_64K, 0, 512, 512, 0, 0, 256, PAGE_SIZE, 0, PAGE_SIZE,
+	  10 * 96 * SZ_1K },
 	{ "127 KiB, 1000 KiB: last point 889 KiB", 254, 128, SZ_64K, 0,
-	  512, 512, 0, 1, 1000 * SZ_1K, 0, 1, 7 * 127 * SZ_1K },
+	  512, 512, 0, 0, 1, 1000 * SZ_1K, 0, 1, 7 * 127 * SZ_1K },
 	{ "127 KiB, 1000 KiB, page multiples only: 508 KiB", 254, 128,
-	  SZ_64K, 0, 512, 512, 0, 1, 1000 * SZ_1K, 0, PAGE_SIZE,
+	  SZ_64K, 0, 512, 512, 0, 0, 1, 1000 * SZ_1K, 0, PAGE_SIZE,
 	  4 * 127 * SZ_1K },
 	{ "512e from sector 1: pieces end on 4 KiB in absolute sectors", 256,
-	  128, SZ_64K, 0, 512, 4096, 1, 1, SZ_1M, 0, 1, 2047 * 512 },
+	  128, SZ_64K, 0, 512, 4096, 1, 0, 1, SZ_1M, 0, 1, 2047 * 512 },
+	{ "512e partition from sector 1, bio at its sector 0: as above", 256,
+	  128, SZ_64K, 0, 512, 4096, 0, 1, 1, SZ_1M, 0, 1, 2047 * 512 },
+	{ "512e partition from sector 7, bio at its sector 1: aligned", 256,
+	  128, SZ_64K, 0, 512, 4096, 1, 7, 1, SZ_1M, 0, 1, SZ_1M },
 	{ "512e from sector 1, page multiples only: none", 256, 128, SZ_64K,
-	  0, 512, 4096, 1, 1, SZ_1M, 0, PAGE_SIZE, 0 },
+	  0, 512, 4096, 1, 0, 1, SZ_1M, 0, PAGE_SIZE, 0 },
 	{ "1280 KiB, 200 pages that never merge: 128 segments bind", 2560,
-	  128, UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 200, PAGE_SIZE, 0,
+	  128, UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 0, 200, PAGE_SIZE, 0,
 	  PAGE_SIZE, 128 * PAGE_SIZE },
-	{ "1280 KiB, 4 segments of at most 64 KiB bind", 2560, 4, SZ_64K, 0,
-	  512, 512, 0, 1, SZ_1M, 0, PAGE_SIZE, 3 * SZ_256K },
+	{ "1280 KiB, 256 pages that never merge: ends full by segments",
+	  2560, 128, UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 0, 256,
+	  PAGE_SIZE, 0, PAGE_SIZE, SZ_1M },
+	{ "1280 KiB, 4 segments of at most 64 KiB: ends full by segments",
+	  2560, 4, SZ_64K, 0, 512, 512, 0, 0, 1, SZ_1M, 0, PAGE_SIZE, SZ_1M },
 	{ "virt boundary: a half page ends each request", 2560, 128,
-	  UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 4, 2048, 0, 1, 3 * 2048 },
+	  UINT_MAX, PAGE_SIZE - 1, 512, 512, 0, 0, 4, 2048, 0, 1, 3 * 2048 },
 	{ "virt boundary, page multiples only", 2560, 128, UINT_MAX,
-	  PAGE_SIZE - 1, 512, 512, 0, 4, 2048, 0, PAGE_SIZE, PAGE_SIZE },
-	{ "4 KiB blocks, 6 KiB limit rounded to 4 KiB pieces", 8, 128,
-	  SZ_64K, 0, 4096, 4096, 0, 4, PAGE_SIZE, 0, 1, 3 * PAGE_SIZE },
+	  PAGE_SIZE - 1, 512, 512, 0, 0, 4, 2048, 0, PAGE_SIZE, PAGE_SIZE },
+	{ "4 KiB blocks, 6 KiB limit: 4 KiB pieces, the last one full", 12,
+	  128, SZ_64K, 0, 4096, 4096, 0, 0, 4, PAGE_SIZE, 0, 1, 4 * PAGE_SIZE },
 	{ "bvecs of 3.5 KiB at +512: pieces split mid-bvec", 256, 128,
-	  SZ_64K, 0, 512, 512, 0, 80, PAGE_SIZE - 512, 512, 1, 2 * SZ_128K },
+	  SZ_64K, 0, 512, 512, 0, 0, 80, PAGE_SIZE - 512, 512, 1, 2 * SZ_128K },
 };
 
 static void split_case_desc(const struct split_case *c, char *desc)
@@ -141,11 +166,14 @@ static void bio_split_rw_last_test(struct kunit *test)
 	for (i = 0; i < c->nr_vecs; i++)
 		__bio_add_page(&bio, page, c->vec_len, c->vec_off);
 
-	KUNIT_EXPECT_EQ(test, bio_split_rw_last(&bio, &lim, c->align),
-			c->expect);
+	KUNIT_EXPECT_EQ(test, bio_split_rw_last(&bio, &lim,
+						c->part_start + c->sector,
+						c->align), c->expect);
 	/* The walk leaves the bio as it was. */
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_size, c->nr_vecs * c->vec_len);
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_sector, c->sector);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_idx, 0);
+	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_bvec_done, 0);
 
 	bio_uninit(&bio);
 	__free_pages(page, get_order(SZ_1M));
@@ -154,6 +182,7 @@ static void bio_split_rw_last_test(struct kunit *test)
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
+	KUNIT_CASE(blk_zero_nr_vecs_large_folio_test),
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	{}
 };
