@@ -56,6 +56,10 @@ if [ -z "$src" ]; then
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
 		tar -xf "$tarball" -C "$src.tmp" --strip-components=1
+		# Dated by a file of the tarball that no patch touches (its
+		# mtime is the release's), so every machine, whatever the
+		# mtimes of ../shared, gets the same base hash.
+		stamp="@$(stat -c %Y "$src.tmp/COPYING") +0000"
 		git init -q --bare -b release "$src"
 		if [ -n "$patch" ]; then
 			# git apply, not patch(1): mode changes, symlinks, binaries.
@@ -66,8 +70,6 @@ if [ -z "$src" ]; then
 		fi
 		# Debian's top-level .gitignore ignores /*, so add with -f.
 		git --git-dir="$src" --work-tree="$src.tmp" add -f .
-		# Dated by the tarball, so every machine gets the same base hash.
-		stamp="@$(stat -c %Y "${patch:-$tarball}") +0000"
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
 		git "${WB_IDENT[@]}" --git-dir="$src" --work-tree="$src.tmp" \
 			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from $origin"
