@@ -24,9 +24,12 @@
 #                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
 #                   user.name/user.email, each patch to its maintainers
-#                   and lists (SEND=1 sends; V=N version; TO=, CC= more)
+#                   and lists (SEND=1 sends; V=N version; TO=, CC= more);
+#                   REPORT=docs/io-wq: that report instead
 #   make bench      baseline against patched, alternating boots: tables and
-#                   plots in build/bench/ (QUICK=1: 2 rounds, smaller sizes)
+#                   plots in build/BASE/bench/ (QUICK=1: 2 rounds, smaller sizes)
+#   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
+#                   and patched, per buffer layout and max_sectors_kb
 #   make series     regenerate patches/ from the build/linux-patched branch
 #   make clean      remove build/
 #
@@ -76,7 +79,7 @@ fragments = config/qemu.config $(EXTRA_CONFIG) $(shell git -C $(PATCHED) diff --
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
-	tool-checks host-checks check send bench \
+	tool-checks host-checks check send bench bench-initramfs dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
@@ -287,6 +290,8 @@ host-checks: apply
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) $(PATCHES)
 	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives the series" \
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
+	@$(S)/tap-run.sh $(T)/host.tap "make send REPORT=docs/io-wq: a dry run of the io-wq report, to io_uring's maintainer and list" \
+		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) docs/io-wq | grep -q "Cc: io-uring@vger.kernel.org"'
 
 # $(call test_tap,TESTDIR): make test's results of one base.
 test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
@@ -358,14 +363,25 @@ check: trees
 # TO= and CC= (addresses, "," between them) go to every mail. CC only
 # from the command line: make's own CC is the C compiler.
 SEND_TO = $(if $(TO),--to='$(TO)') $(if $(filter command line,$(origin CC)),--cc='$(CC)')
-send: apply
-	@$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES) $(SEND_TO)
+# REPORT=docs/io-wq sends that report instead of the series (a mail to
+# the maintainers of the files it names, scripts/send-report.sh).
+REPORT ?=
+send: $(if $(REPORT),trees,apply)
+	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)) $(SEND_TO)
 
-bench: kernels initramfs
+bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests/block guest/bench \
 		$(BENCH)/initramfs.cpio /usr/sbin/blkdiscard
+
+bench: kernels bench-initramfs
 	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH) || rc=$$?; \
 		$(S)/bench-report.sh $(BENCH); exit $$rc
+
+# The split trim's counts: one boot of each kernel, dio_table's 64 MiB
+# reads from four buffer layouts at each limit of DIO_TABLE_KB.
+DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
+dio-table: kernels bench-initramfs
+	@$(S)/dio-table.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH)/dio-table $(DIO_TABLE_KB)
 
 series: trees
 	@$(S)/export-series.sh $(PATCHED) $$(cat $(B)/base-commit) $(PATCHES)

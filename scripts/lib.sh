@@ -162,6 +162,42 @@ wb_sparse_worktree() {
 	git -C "$dir" checkout -q --detach "$base"
 }
 
+# wb_sender WHAT WHY: sets from ("Name <address>"), addr and origin to
+# who sends WHAT: $FROM, else git's user.name and user.email; stops,
+# saying WHY a person is needed, if there is none, if it is not
+# "Name <address>" or if it is the project's placeholder.
+wb_sender() {
+	local me ask name email
+	me=$(basename "$0" .sh)
+	from=${FROM:-} origin=FROM=
+	if [ -z "$from" ] && name=$(git config user.name) && email=$(git config user.email); then
+		from="$name <$email>" origin="git config user.name/user.email"
+	fi
+	ask='set FROM="Your Name <you@example.org>" (make send FROM=...), or git config user.name and user.email'
+	[ -n "$from" ] || { echo "$me: who sends $1? $ask; $2" >&2; exit 1; }
+	addr=$(sed -nE 's/^[^<>@]*[^<>@ ] <([^<>@ ]+@[^<>@ ]+)>$/\1/p' <<<"$from")
+	[ -n "$addr" ] || { echo "$me: sender '$from' ($origin) is not \"Name <address>\": $ask" >&2; exit 1; }
+	if [[ ${WB_PLACEHOLDER,,} == *"<${addr,,}>" ]]; then
+		echo "$me: sender '$from' ($origin) is the project's placeholder, not a person: $ask" >&2
+		exit 1
+	fi
+}
+
+# wb_smtp_args: appends to the caller's array args the git send-email
+# options of the SMTP server (SMTP_SERVER and SMTP_PORT if set, else git
+# config's sendemail.*) and, unless SEND=1, --dry-run; stops if SEND=1
+# and there is no server.
+wb_smtp_args() {
+	if [ -n "${SMTP_SERVER:-}" ]; then
+		args+=(--smtp-server="$SMTP_SERVER")
+		[ -z "${SMTP_PORT:-}" ] || args+=(--smtp-server-port="$SMTP_PORT")
+	elif wb_bool SEND && [ -z "$(git config sendemail.smtpServer || true)" ]; then
+		echo "$(basename "$0" .sh): SEND=1 but no SMTP server: set SMTP_SERVER or git config sendemail.smtpServer" >&2
+		exit 1
+	fi
+	wb_bool SEND || args+=(--dry-run)
+}
+
 # wb_install ROOT FILE [HAVE]: FILE into ROOT (the directory tree of an
 # initramfs) at its own path and, if it is executable, the shared
 # libraries it needs (wb_install_libs).

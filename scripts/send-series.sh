@@ -37,18 +37,7 @@ cover=${COVER:-$dir/0000-cover-letter.patch}
 gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords}
 
 # The sender, first: nothing goes out without a person's sign-off.
-from=${FROM:-} origin=FROM=
-if [ -z "$from" ] && name=$(git config user.name) && email=$(git config user.email); then
-	from="$name <$email>" origin="git config user.name/user.email"
-fi
-ask='set FROM="Your Name <you@example.org>" (make send FROM=...), or git config user.name and user.email'
-[ -n "$from" ] || { echo "send-series: who sends the series? $ask; the mails carry the sender's From: and Signed-off-by" >&2; exit 1; }
-addr=$(sed -nE 's/^[^<>@]*[^<>@ ] <([^<>@ ]+@[^<>@ ]+)>$/\1/p' <<<"$from")
-[ -n "$addr" ] || { echo "send-series: sender '$from' ($origin) is not \"Name <address>\": $ask" >&2; exit 1; }
-if [[ ${WB_PLACEHOLDER,,} == *"<${addr,,}>" ]]; then
-	echo "send-series: sender '$from' ($origin) is the project's placeholder, not a person who can sign off the patches: $ask" >&2
-	exit 1
-fi
+wb_sender "the series" "the mails carry the sender's From: and Signed-off-by"
 
 wb_series "$dir"
 n=${#wb_patches[@]}
@@ -125,14 +114,7 @@ WB_TO=$(printf '%s\n' "${all_to[@]}" | list) WB_CC=$(printf '%s\n' "${all_cc[@]}
 
 args=(--no-format-patch --confirm=never --thread --no-chain-reply-to --no-to-cover --no-cc-cover
       --suppress-cc=self --8bit-encoding=UTF-8 --from="$from")
-if [ -n "${SMTP_SERVER:-}" ]; then
-	args+=(--smtp-server="$SMTP_SERVER")
-	[ -z "${SMTP_PORT:-}" ] || args+=(--smtp-server-port="$SMTP_PORT")
-elif wb_bool SEND && [ -z "$(git config sendemail.smtpServer || true)" ]; then
-	echo "send-series: SEND=1 but no SMTP server: set SMTP_SERVER or git config sendemail.smtpServer" >&2
-	exit 1
-fi
-wb_bool SEND || args+=(--dry-run)
+wb_smtp_args
 
 echo "send-series: v$v, cover letter and $n patches from $from ($origin)$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
 [ $# -eq 0 ] || echo "send-series: to every mail: $*"
