@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Usage: iowq_stall [ROUNDS [TIMEOUT_S]]
+ * Usage: iowq_stall [ROUNDS [TIMEOUT_S [SPIN_US]]]
  * A request punted to io-wq that no worker picks up.  Each round opens a
  * ring, submits one 4 KiB read of /dev/zero with IOSQE_ASYNC (so that it
  * goes to io-wq), waits for its completion for at most TIMEOUT_S seconds
  * (default 10) and closes the ring, so that the task has no ring between
- * two rounds.  Prints one line per stalled round and a summary:
+ * two rounds.  Between two rounds it spins for 0 to SPIN_US microseconds
+ * (default 200; a different delay each round), so that the next ring
+ * meets the exiting worker at different points of its exit.  Prints one line per stalled round and a summary:
  *   iowq_stall: R rounds, S stalled
  * Exits 1 if a round stalled, 2 on an error.
  *
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io_uring/mini_liburing.h"
@@ -28,6 +31,17 @@ static void on_alarm(int sig)
 {
 	(void)sig;
 	timed_out = 1;
+}
+
+static void spin_us(unsigned int us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000 +
+	       (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
 
 /* One round: 0 if the read completed, 1 if it stalled, -errno else. */
@@ -73,6 +87,7 @@ int main(int argc, char **argv)
 {
 	unsigned int rounds = argc > 1 ? strtoul(argv[1], NULL, 0) : 200;
 	unsigned int timeout = argc > 2 ? strtoul(argv[2], NULL, 0) : 10;
+	unsigned int spin = argc > 3 ? strtoul(argv[3], NULL, 0) : 200;
 	struct sigaction sa = { .sa_handler = on_alarm };
 	unsigned int i, stalled = 0;
 	static char buf[4096];
@@ -85,6 +100,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < rounds; i++) {
+		spin_us(i * 37 % (spin + 1));
 		ret = round_once(fd, buf, timeout);
 		if (ret < 0) {
 			fprintf(stderr, "iowq_stall: round %u: %s\n", i,
