@@ -218,7 +218,8 @@ run-bystander: kernel-patched initramfs
 	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
 	@$(S)/skip-check.sh config/bystander-skips $(T)/bystander.tap >$(T)/bystander-skips.tap
 
-# make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked and
+# make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked,
+# with our blktests series patches/blktests applied (block/048), and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
 # kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
 # trees), each built with config/blktests.config (null_blk, scsi_debug,
@@ -234,7 +235,7 @@ BLKTESTS_SMALL_KB ?= 60
 # Tests with a test device, run on each device kind and limit, then the
 # tests that make their own devices, at each limit.
 BLKTESTS_DEV    ?= block/042 block/043 scsi/009
-BLKTESTS_NODEV  ?= block/009 block/045 block/046 loop/002 loop/004 \
+BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 loop/002 loop/004 \
 	loop/011 scsi/010 nvme/065
 BT              := $(B)/blktests
 BT_OBJ          := obj-blktests
@@ -244,7 +245,7 @@ BT_CMD          := /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BL
 
 blktests-build: deps
 	@$(S)/deps.sh blktests
-	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT)
+	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT) patches/blktests
 
 BT_NAMES        := patched baseline
 $(addprefix kernel-blktests-,$(BT_NAMES)): kernel-blktests-%: apply

@@ -1,22 +1,37 @@
 #!/bin/bash
-# Usage: scripts/blktests-build.sh TARBALL DIR
+# Usage: scripts/blktests-build.sh TARBALL DIR [PATCHDIR]
 # Unpacks blktests from TARBALL (../shared/blktests-a608cb5.tar.xz) into
-# DIR (build/blktests, never committed) and builds its helper programs
-# (src/) on the host; the guest runs them (scripts/blktests-initramfs.sh).
+# DIR (build/blktests, never committed), applies the patches of
+# PATCHDIR/series (our blktests series, patches/blktests) in order, and
+# builds its helper programs (src/) on the host; the guest runs them
+# (scripts/blktests-initramfs.sh). A patch that does not apply stops the
+# run, naming it.
 # Nothing is fetched: what src/ cannot build for want of a header (liburing,
 # ublk) is left out by blktests' own Makefile, and the tests that need it
 # are then not run, with blktests' reason.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
-tar=$1 dir=$2
+tar=$1 dir=$2 patches=${3:-}
 [ -f "$tar" ] || { echo "blktests-build: $tar not found" >&2; exit 1; }
 start=$(date +%s)
+wb_patches=()
+[ -z "$patches" ] || wb_series "$patches"
 stamp=$dir/.wb-tarball
-if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha1sum <"$tar")" ]; then
-	echo "blktests-build: unpacking $tar into $dir"
+want=$( (sha1sum <"$tar"; for p in "${wb_patches[@]}"; do sha1sum <"$patches/$p"; done) | sha1sum)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	echo "blktests-build: unpacking $tar into $dir${patches:+, applying ${#wb_patches[@]} patches of $patches}"
 	rm -rf "$dir" && mkdir -p "$dir"
 	tar -C "$dir" --strip-components=1 -xJf "$tar"
-	sha1sum <"$tar" >"$stamp"
+	for p in "${wb_patches[@]}"; do
+		if ! out=$(patch -d "$dir" -p1 -s --no-backup-if-mismatch <"$patches/$p" 2>&1); then
+			printf '  | %s\n' "${out//$'\n'/$'\n'  | }" >&2
+			echo "blktests-build: $patches/$p does not apply to $tar" >&2
+			exit 1
+		fi
+	done
+	echo "$want" >"$stamp"
 fi
 if ! make -C "$dir" -j2 >"$dir/build.log" 2>&1; then
 	tail -n 20 "$dir/build.log" >&2
