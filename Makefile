@@ -235,7 +235,7 @@ BLKTESTS_SMALL_KB ?= 60
 # Tests with a test device, run on each device kind and limit, then the
 # tests that make their own devices, at each limit.
 BLKTESTS_DEV    ?= block/042 block/043 scsi/009
-BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 loop/002 loop/004 \
+BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 block/049 loop/002 loop/004 \
 	loop/011 scsi/010 nvme/065
 BT              := $(B)/blktests
 BT_OBJ          := obj-blktests
