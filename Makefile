@@ -219,7 +219,7 @@ run-bystander: kernel-patched initramfs
 	@$(S)/skip-check.sh config/bystander-skips $(T)/bystander.tap >$(T)/bystander-skips.tap
 
 # make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked,
-# with our blktests series patches/blktests applied (block/048), and
+# with our blktests series patches/blktests applied (block/048, 049), and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
 # kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
 # trees), each built with config/blktests.config (null_blk, scsi_debug,
