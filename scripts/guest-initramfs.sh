@@ -1,10 +1,11 @@
 #!/bin/bash
-# Usage: scripts/guest-initramfs.sh INITRAMFS SELFTEST_DIR GUEST_DIR OUT.cpio [FILE...]
+# Usage: scripts/guest-initramfs.sh INITRAMFS KSFT_DIR GUEST_DIR OUT.cpio [FILE...]
 # Writes OUT.cpio: INITRAMFS (from scripts/initramfs.sh) followed by a
 # second cpio archive with what a make target adds to the guest: GUEST_DIR
 # (guest/bench, guest/stress) at /NAME, each of its .c files built into a
-# program there against the block kselftest sources in SELFTEST_DIR
-# (tools/testing/selftests/block of the patched tree: its helpers), and
+# program there with the guard tests' helpers (guest/guards: blk_lib.c
+# and its headers) and the kselftest headers of KSFT_DIR
+# (tools/testing/selftests of the patched tree), and
 # each host FILE at its own path: programs with the shared libraries
 # INITRAMFS lacks, other files as they are. The kernel unpacks
 # concatenated archives in order, so INITRAMFS itself is left as it is.
@@ -12,7 +13,8 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-base=$1 ksft_src=$2 dir=$3 out=$4
+base=$1 ksft=$2 dir=$3 out=$4
+guards=$(dirname "$0")/../guest/guards
 shift 4
 name=$(basename "$dir")
 # Name a few host files; make blktests passes hundreds.
@@ -26,16 +28,13 @@ trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root/$name"
 cp -a "$dir"/. "$root/$name/"
-# The selftests' helper library, linked into every program as the
-# selftests' Makefile links it (kernels whose series predates it lack it).
-lib=()
-[ -f "$ksft_src/blk_lib.c" ] && lib=("$ksft_src/blk_lib.c")
 for c in "$dir"/*.c; do
 	[ -e "$c" ] || continue
 	prog=$root/$name/$(basename "$c" .c)
-	if ! gcc -O2 -Wall -I"$ksft_src" -o "$prog" "$c" "${lib[@]}" 2>"$root/gcc.log"; then
+	if ! gcc -O2 -Wall -I"$guards" -I"$ksft" -o "$prog" "$c" "$guards/blk_lib.c" \
+		2>"$root/gcc.log"; then
 		sed 's/^/  | /' "$root/gcc.log" >&2
-		echo "guest-initramfs: $c does not build against $ksft_src" >&2
+		echo "guest-initramfs: $c does not build against $guards and $ksft" >&2
 		exit 1
 	fi
 done

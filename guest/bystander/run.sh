@@ -38,7 +38,7 @@ else
 	echo "not ok - bystander $keep was written by the tests: md5 ${before%% *} before, ${after%% *} after"
 fi
 left=
-for d in /sys/kernel/config/nullb/*; do
+for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/ksft_blk_*; do
 	[ -d "$d" ] && left="$left ${d##*/}"
 done
 for d in /sys/block/sd*; do
@@ -46,7 +46,7 @@ for d in /sys/block/sd*; do
 		left="$left ${d##*/}"
 done
 if [ -z "$left" ]; then
-	echo "ok - no null_blk or scsi_debug device left behind by the tests"
+	echo "ok - no null_blk or scsi_debug device or trace instance left behind by the tests"
 else
-	echo "not ok - devices left behind by the tests:$left"
+	echo "not ok - devices or trace instances left behind by the tests:$left"
 fi

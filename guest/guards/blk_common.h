@@ -20,7 +20,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 
-#include "../kselftest.h"
+#include "kselftest.h"
 #include "blk_lib.h"
 
 #define KiB		1024ULL

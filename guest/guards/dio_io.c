@@ -63,7 +63,7 @@
 #include <linux/io_uring.h>
 #include <linux/mount.h>
 
-#include "../kselftest_harness.h"
+#include "kselftest_harness.h"
 #include "blk_lib.h"
 
 #define NULLB_MAX_SECTORS	8192		/* max_hw_sectors_kb 4096 */

@@ -40,7 +40,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-#include "../kselftest_harness.h"
+#include "kselftest_harness.h"
 #include "blk_common.h"
 
 #define PAGE		4096ULL

@@ -25,7 +25,7 @@
  * BLK_TEST_DESTROY (see blk_find()), and removed in the same teardown.
  */
 #define _GNU_SOURCE
-#include "../kselftest_harness.h"
+#include "kselftest_harness.h"
 #include "zeroout_common.h"
 
 #define USE_ZERO_PAGE	ZR_THP_DIR "/use_zero_page"
