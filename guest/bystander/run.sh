@@ -3,8 +3,9 @@
 # as root beside an NVMe namespace nobody named to them (serial wb-keep,
 # config/bystander.topology, filled with random data first), with no
 # BLK_*_DEV set, so they make their own null_blk and scsi_debug devices.
-# Prints the kselftests' TAP, then two results of its own: the namespace
-# reads back byte for byte as before, and no device is left behind.
+# Prints the kselftests' TAP, the kill test's (kill.sh), then two results
+# of its own: the namespace reads back byte for byte as before, and no
+# device or trace instance is left behind.
 # Usage: run.sh KSELFTEST_ARGS...
 set -u
 
@@ -28,6 +29,7 @@ sync
 before=$(md5sum <"/dev/$keep")
 
 (cd /kselftest && ./run_kselftest.sh "$@")
+"$(dirname "$0")/kill.sh"
 
 echo 3 >/proc/sys/vm/drop_caches
 after=$(md5sum <"/dev/$keep")

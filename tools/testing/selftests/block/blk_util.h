@@ -109,11 +109,16 @@ static inline long long blk_meminfo(const char *name)
 	return kb < 0 ? -1 : kb << 10;
 }
 
-/* Whether @name is ksft_blk_PID_... of a process that no longer exists. */
+/*
+ * Whether @name is ksft_blk_PID_... of a process that is gone: no longer
+ * there, or a zombie (its files are closed, and nobody may reap it).
+ */
 static inline int blk_stale(const char *name)
 {
 	size_t n = strlen(BLK_PREFIX);
+	char path[64], state = 0;
 	char *end;
+	FILE *f;
 	long pid;
 
 	if (strncmp(name, BLK_PREFIX, n))
@@ -121,15 +126,25 @@ static inline int blk_stale(const char *name)
 	pid = strtol(name + n, &end, 10);
 	if (end == name + n || *end != '_' || pid <= 0)
 		return 0;
-	return kill(pid, 0) && errno == ESRCH;
+	if (kill(pid, 0))
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT;
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses. */
+	if (fscanf(f, "%*[^)]%*[)] %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z';
 }
 
 static inline int blk_nullb_remove(const char *cfs)
 {
-	char path[192];
+	char path[256];
 	int i;
 
-	snprintf(path, sizeof(path), "%s/power", cfs);
+	snprintf(path, sizeof(path), "%.200s/power", cfs);
 	blk_write(path, "0");
 	/* The last opener may still be going away. */
 	for (i = 0; i < 100 && rmdir(cfs) && errno == EBUSY; i++)
@@ -155,7 +170,7 @@ static inline void blk_sweep(void)
 		while ((de = readdir(d))) {
 			if (!blk_stale(de->d_name))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", dirs[i],
+			snprintf(path, sizeof(path), "%s/%.100s", dirs[i],
 				 de->d_name);
 			if (i == 0 ? blk_nullb_remove(path) : rmdir(path))
 				fprintf(stderr, "# cannot remove %s left by a killed run\n",
