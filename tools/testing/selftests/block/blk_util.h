@@ -26,10 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kselftest.h"
+
 #define NULLB_CFS	"/sys/kernel/config/nullb"
 #define BLK_TRACEFS	"/sys/kernel/tracing"
 #define BLK_PREFIX	"ksft_blk_"
-#define BLK_MiB		(1UL << 20)
+#define BLK_MiB		(1024UL * 1024)
 /* BIO_MAX_VECS: a direct I/O bio of single pages holds this many. */
 #define BLK_BIO_PAGES	256
 
@@ -163,7 +165,7 @@ static inline void blk_sweep(void)
 	unsigned int i;
 	DIR *d;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		d = opendir(dirs[i]);
 		if (!d)
 			continue;
@@ -242,7 +244,7 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 		nb->cfs[0] = '\0';
 		return ret;
 	}
-	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
 		ret = blk_nullb_attr(nb, attrs[i].name, attrs[i].val);
 		if (ret) {
 			snprintf(msg, msglen, "%s/%s = %lu: %s", nb->cfs,
@@ -351,7 +353,7 @@ static inline int blk_trace_create(struct blk_trace *t, const char *what,
 		return ret;
 	}
 	ret = blk_trace_file(t, "buffer_size_kb", "2048");
-	for (i = 0; !ret && i < sizeof(ev) / sizeof(ev[0]); i++) {
+	for (i = 0; !ret && i < ARRAY_SIZE(ev); i++) {
 		snprintf(val, sizeof(val), "dev == %u", nb->dev);
 		snprintf(file, sizeof(file), "events/block/%s/filter", ev[i]);
 		ret = blk_trace_file(t, file, val);

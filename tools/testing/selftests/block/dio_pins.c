@@ -75,7 +75,7 @@ FIXTURE_SETUP(dio_pins)
 	madvise(self->thp, self->pmd, MADV_HUGEPAGE);
 	memset(self->thp, 1, self->pmd);
 	if (!check_huge_anon(self->thp, 1, self->pmd))
-		SKIP(return, "the MADV_HUGEPAGE buffer is not a THP (transparent_hugepage/enabled never?)");
+		SKIP(return, "the MADV_HUGEPAGE buffer is not a THP");
 
 	for (i = 0; i < FULL_PAGES; i++) {
 		self->iov[i].iov_base = pages + i * 4096;
@@ -121,10 +121,10 @@ static int pin_counts(long long *acquired, long long *released)
 	f = fopen("/proc/vmstat", "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "nr_foll_pin_acquired %lld", acquired);
-		sscanf(line, "nr_foll_pin_released %lld", released);
-	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nr_foll_pin_acquired %lld", acquired) != 1 &&
+		    sscanf(line, "nr_foll_pin_released %lld", released) != 1)
+			continue;
 	fclose(f);
 	return *acquired < 0 || *released < 0 ? -ENOENT : 0;
 }

@@ -96,27 +96,29 @@ FIXTURE_TEARDOWN(dio_split)
 }
 
 static void check(struct __test_metadata *_metadata,
-		  FIXTURE_DATA(dio_split) *self, int write)
+		  const struct blk_nullb *nb, struct blk_trace *tr, int fd,
+		  char *buf, int write)
 {
 	long page = sysconf(_SC_PAGESIZE), len = IO_MB * BLK_MiB;
 	long bio = BLK_BIO_PAGES * page, max, ideal;
 	struct blk_counts c;
 	ssize_t n;
 
-	max = blk_queue_get(&self->nb, "max_sectors_kb") << 10;
+	max = blk_queue_get(nb, "max_sectors_kb") << 10;
 	ASSERT_LT(0, max);
-	ASSERT_EQ(0, blk_trace_start(&self->tr));
+	ASSERT_EQ(0, blk_trace_start(tr));
 	if (write)
-		n = pwrite(self->fd, self->buf, len, 0);
+		n = pwrite(fd, buf, len, 0);
 	else
-		n = pread(self->fd, self->buf, len, 0);
+		n = pread(fd, buf, len, 0);
 	ASSERT_EQ(len, n) TH_LOG("%s: %s", write ? "pwrite" : "pread",
 				 n < 0 ? strerror(errno) : "short");
-	ASSERT_EQ(0, blk_trace_stop(&self->tr, bio >> 9, &c));
+	ASSERT_EQ(0, blk_trace_stop(tr, bio >> 9, &c));
 
-	ksft_print_msg("%s of %d MiB in single pages on %s, max_sectors_kb %ld: %ld bios (%ld short, largest %ld KiB), %ld requests\n",
-		       write ? "pwrite" : "pread", IO_MB, self->nb.disk,
-		       max >> 10, c.bios, c.short_bios, c.max_bio >> 1, c.rqs);
+	ksft_print_msg("%s of %d MiB in single pages on %s, max_sectors_kb %ld:\n",
+		       write ? "pwrite" : "pread", IO_MB, nb->disk, max >> 10);
+	ksft_print_msg("%ld bios (%ld short, largest %ld KiB), %ld requests\n",
+		       c.bios, c.short_bios, c.max_bio >> 1, c.rqs);
 	ASSERT_LT(1, c.bios) TH_LOG("one bio: pages merged, no split point to end on");
 	if (bio > max && bio % max) {
 		ideal = (len + max - 1) / max;
@@ -132,12 +134,12 @@ static void check(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(dio_split, read, 300)
 {
-	check(_metadata, self, 0);
+	check(_metadata, &self->nb, &self->tr, self->fd, self->buf, 0);
 }
 
 TEST_F_TIMEOUT(dio_split, write, 300)
 {
-	check(_metadata, self, 1);
+	check(_metadata, &self->nb, &self->tr, self->fd, self->buf, 1);
 }
 
 TEST_HARNESS_MAIN

@@ -150,7 +150,7 @@ TEST_F(zeroout, huge_folio)
 	int ret;
 
 	if (blk_read_ll("/sys/kernel/mm/transparent_hugepage/use_zero_page") != 1)
-		SKIP(return, "no huge zero folio: no THP, or transparent_hugepage/use_zero_page is 0");
+		SKIP(return, "no huge zero folio: no THP, or use_zero_page is 0");
 	ret = zero(&self->d, 0, 1ULL << 30, &c);
 	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
 	ksft_print_msg("BLKZEROOUT of 1 GiB on %s: %ld bios, the largest %ld KiB\n",
