@@ -68,8 +68,10 @@ T          := $(B)/test
 BENCH      := $(B)/bench
 QUICK      ?=
 # The workbench's guard tests first (zeroout_first_use needs a boot in
-# which nothing took the huge zero folio yet), then the series' own.
-GUEST_CMD  := ./run_kselftest.sh -c block_guards -c block
+# which nothing took the huge zero folio yet), then the series' own:
+# run_kselftest.sh runs collections in sorted order, so the guards'
+# collection is blk_guards, before block.
+GUEST_CMD  := ./run_kselftest.sh -c blk_guards -c block
 
 # Config fragments: the workbench's and its guard tests', plus every
 # kselftest config and .kunitconfig the series adds (read from the
@@ -162,9 +164,9 @@ STRESS_SECS ?= 30
 # test (about 17 minutes here). dio_verify.sh's fio jobs of up to 64 MiB
 # per I/O drive the trimming path on this kernel, the series' dio_split
 # and dio_pins its trimming and unpinning.
-DEBUG_CMD := ./run_kselftest.sh -t block_guards:zeroout_first_use \
-	-t block_guards:zeroout_fallback -t block_guards:zeroout \
-	-t block_guards:dio_verify.sh -c block
+DEBUG_CMD := ./run_kselftest.sh -t blk_guards:zeroout_first_use \
+	-t blk_guards:zeroout_fallback -t blk_guards:zeroout \
+	-t blk_guards:dio_verify.sh -c block
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
 run-debug: apply initramfs
@@ -212,7 +214,7 @@ test-persistent: run-persistent
 # config/bystander-skips allows (scripts/skip-check.sh): none for want of
 # a device, a driver or an option.
 BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
-BYSTANDER_CMD  := /bystander/run.sh -c block_guards -c block
+BYSTANDER_CMD  := /bystander/run.sh -c blk_guards -c block
 run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
 run-bystander: export MEM := 3G
 # It ran past 30 min on this 2-core machine while kernels were built
@@ -339,7 +341,7 @@ TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run
 # 2-core machine, took longer than one after the other (cold run of
 # c8819af). The summary counts what ran, also after a failed step.
 test:
-	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='./run_kselftest.sh -t block_guards:dio_align' \
+	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='./run_kselftest.sh -t blk_guards:dio_align' \
 		$(TEST_STEPS) || rc=1; \
 	$(if $(BACKPORT_TAP),$(MAKE) --no-print-directory run-backport || rc=1;) \
 	$(S)/tap-summary.sh $(TEST_TAP) $(BACKPORT_TAP) || rc=1; exit $$rc
