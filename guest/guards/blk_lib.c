@@ -351,6 +351,7 @@ int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
 		      unsigned int atomic_wr, char *msg, size_t msglen)
 {
 	char before[SDEBUG_MAX][32], now[SDEBUG_MAX][32], cmd[160];
+	unsigned long long hosts = 0;
 	char path[96], buf[32];
 	int nb, nn, i, j, ret, fd;
 
@@ -368,6 +369,18 @@ int blk_sdebug_create(struct blk_sdebug *sd, unsigned int physblk_exp,
 	}
 	if (!sdebug_param_is("physblk_exp", physblk_exp, msg, msglen) ||
 	    !sdebug_param_is("atomic_wr", atomic_wr, msg, msglen)) {
+		blk_sdebug_destroy(sd);
+		return -BLK_ESKIP;
+	}
+	/*
+	 * Hosts someone else added hold their data (the default shared
+	 * store), and add_host=-1 removes the newest host: leave a
+	 * scsi_debug in use alone.
+	 */
+	if (sysfs_read_ull(SDEBUG_DRV "/add_host", &hosts) || hosts) {
+		snprintf(msg, msglen,
+			 "scsi_debug has %llu hosts already (not this test's): left alone",
+			 hosts);
 		blk_sdebug_destroy(sd);
 		return -BLK_ESKIP;
 	}

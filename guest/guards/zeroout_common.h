@@ -36,8 +36,9 @@
 
 /*
  * Make fail_page_alloc fail allocations of order 9 and up (the huge zero
- * folio) with @probability percent, whatever their GFP flags and task;
- * "0" turns it off. With @saved (ZR_FAIL_KNOBS of them) each knob is
+ * folio) with @probability percent, whatever their GFP flags, in this task
+ * and the tasks it forks after (task-filter, /proc/self/make-it-fail):
+ * no other task on the machine is affected. "0" turns it off. With @saved (ZR_FAIL_KNOBS of them) each knob is
  * saved on its first write, for zr_fail_restore(). Returns 0, or -errno
  * of the first knob that could not be set (and then turns it off).
  */
@@ -50,7 +51,7 @@ static inline int zr_fail_order9(struct blk_saved *saved,
 		{ "times", "-1" },
 		{ "ignore-gfp-wait", "N" },
 		{ "ignore-gfp-highmem", "N" },
-		{ "task-filter", "N" },
+		{ "task-filter", "Y" },
 		{ "verbose", "0" },
 		{ "interval", "1" },
 		{ "space", "0" },
@@ -72,6 +73,8 @@ static inline int zr_fail_order9(struct blk_saved *saved,
 			ksft_print_msg("%s = %s: %s\n", path, val,
 				       strerror(-ret));
 	}
+	if (!ret)
+		ret = blk_sysfs_write("/proc/self/make-it-fail", off ? "0" : "1");
 	if (ret)
 		blk_sysfs_write(ZR_FAIL_DIR "probability", "0");
 	return ret;
