@@ -452,6 +452,10 @@ void blk_sdebug_destroy(struct blk_sdebug *sd)
 
 /* Named devices ----------------------------------------------------------- */
 
+/* The named device this process holds open with O_EXCL, and its fd. */
+static char held[32];
+static int held_fd = -1;
+
 static int named_in_use(const char *name, unsigned int major,
 			unsigned int minor, char *msg, size_t msglen)
 {
@@ -508,7 +512,13 @@ static int named_in_use(const char *name, unsigned int major,
 		fclose(f);
 	if (busy)
 		return busy;
-	/* Mounted, held or opened exclusively by anyone: EBUSY. */
+	/*
+	 * Mounted, held or opened exclusively by anyone: EBUSY. Once open,
+	 * it stays open until the test's process exits, so that nobody can
+	 * mount or claim the device while the test writes to it.
+	 */
+	if (!strcmp(held, name))
+		return 0;
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	fd = open(path, O_RDONLY | O_EXCL);
 	if (fd < 0) {
@@ -516,7 +526,10 @@ static int named_in_use(const char *name, unsigned int major,
 			 path, strerror(errno));
 		return 1;
 	}
-	close(fd);
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = fd;
+	snprintf(held, sizeof(held), "%s", name);
 	return 0;
 }
 
