@@ -226,7 +226,7 @@ run-bystander: kernel-patched initramfs
 	@$(S)/skip-check.sh config/bystander-skips $(T)/bystander.tap >$(T)/bystander-skips.tap
 
 # make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked,
-# with our blktests series patches/blktests applied (block/048, 049), and
+# with our blktests series patches/blktests applied (block/048 to 050), and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
 # kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
 # trees), each built with config/blktests.config (null_blk, scsi_debug,
@@ -242,8 +242,8 @@ BLKTESTS_SMALL_KB ?= 60
 # Tests with a test device, run on each device kind and limit, then the
 # tests that make their own devices, at each limit.
 BLKTESTS_DEV    ?= block/042 block/043 scsi/009
-BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 block/049 loop/002 loop/004 \
-	loop/011 scsi/010 nvme/065
+BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 block/049 block/050 \
+	loop/002 loop/004 loop/011 scsi/010 nvme/065
 BT              := $(B)/blktests
 BT_OBJ          := obj-blktests
 BT_KERNELS      := patched=$(PATCHED) baseline=$(UNPATCHED)
