@@ -25,7 +25,8 @@
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
 #                   user.name/user.email, each patch to its maintainers
 #                   and lists (SEND=1 sends; V=N version; TO=, CC= more);
-#                   REPORT=docs/io-wq: that report instead
+#                   REPORT=docs/io-wq: that report instead;
+#                   SERIES=blktests: our blktests series instead
 #   make bench      baseline against patched, alternating boots: tables and
 #                   plots in build/BASE/bench/ (QUICK=1: 2 rounds, smaller sizes)
 #   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
@@ -300,6 +301,9 @@ host-checks: apply
 		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
 	@$(S)/tap-run.sh $(T)/host.tap "make send REPORT=docs/io-wq: a dry run of the io-wq report, to io_uring's maintainer and list" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) docs/io-wq | grep -q "Cc: io-uring@vger.kernel.org"'
+	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: a dry run of the blktests series, [PATCH blktests m/n] to its maintainer and linux-block" \
+		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-series.sh $(B) - patches/blktests | \
+		grep -c -e "^send-series: \[PATCH blktests [0-3]/3\]" -e "To: .*shinichiro.kawasaki@wdc.com" | grep -qx 8'
 
 # $(call test_tap,TESTDIR): make test's results of one base.
 test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
@@ -374,8 +378,15 @@ SEND_TO = $(if $(TO),--to='$(TO)') $(if $(filter command line,$(origin CC)),--cc
 # REPORT=docs/io-wq sends that report instead of the series (a mail to
 # the maintainers of the files it names, scripts/send-report.sh).
 REPORT ?=
+# SERIES=blktests sends our blktests series (patches/blktests, to the
+# recipients its recipients file names) instead.
+SERIES ?=
+ifneq ($(filter-out blktests,$(SERIES)),)
+$(error SERIES=$(SERIES): the series besides the kernel's is SERIES=blktests)
+endif
 send: $(if $(REPORT),trees,apply)
-	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)) $(SEND_TO)
+	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) \
+		$(if $(SERIES),patches/$(SERIES),$(PATCHES))) $(SEND_TO)
 
 bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \

@@ -17,7 +17,12 @@
 # Recipients: each patch To: the maintainers and reviewers and Cc: the
 # lists that scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched,
 # with $GET_MAINTAINER_ARGS) names for that patch alone; the cover letter
-# To: and Cc: all of them and the people the patches' trailers name. They
+# To: and Cc: all of them and the people the patches' trailers name. A
+# series for another project (patches/blktests) names its recipients in
+# PATCHDIR/recipients instead ("To: ..." and "Cc: ..." lines, from the
+# project's CONTRIBUTING), the same for every mail; its cover letter
+# carries its own base-commit, BASE is not read, and its subjects keep
+# the cover letter's tag ("[PATCH blktests m/n]"). They
 # are To:/Cc: headers of the outgoing files; git send-email adds, per
 # mail, the people in its trailers (Suggested-by, Cc...) but not the
 # sender, and the --to=/--cc= of the extra arguments to every mail (make
@@ -49,8 +54,15 @@ fi
 v=${V:-$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' "$cover")}
 v=${v:-3}
 [[ $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
+tag="PATCH v$v"
 cover_base=$(sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "$cover")
-if [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit}" 2>/dev/null)" != "$(git -C "$patched" rev-parse "$base")" ]; then
+fixed=$dir/recipients
+if [ -f "$fixed" ]; then
+	tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) [0-9]+\/[0-9]+\].*/\1/p;q}' "$cover")
+	[ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
+	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
+	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
+elif [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit}" 2>/dev/null)" != "$(git -C "$patched" rev-parse "$base")" ]; then
 	echo "send-series: $cover says base-commit: $cover_base, but the series is on $base" >&2
 	exit 1
 fi
@@ -61,7 +73,7 @@ fi
 # base-commit added to the cover; in a patch, the placeholder's
 # Signed-off-by replaced by the sender's.
 outgoing() { # source, index, destination
-	WB_FROM=$from awk -v prefix="[PATCH v$v $2/$n]" -v patch="$([ "$2" = 0 ] || echo 1)" \
+	WB_FROM=$from awk -v prefix="[$tag $2/$n]" -v patch="$([ "$2" = 0 ] || echo 1)" \
 		-v placeholder="$WB_PLACEHOLDER" -v base="$([ "$2" = 0 ] && [ -z "$cover_base" ] && git -C "$patched" rev-parse "$base")" '
 		BEGIN { from = ENVIRON["WB_FROM"] }
 		!body && /^$/ {
@@ -85,8 +97,14 @@ outgoing() { # source, index, destination
 	! grep -qiF "${WB_PLACEHOLDER##* }" "$3" ||
 		{ echo "send-series: $3 still names the placeholder $WB_PLACEHOLDER" >&2; exit 1; }
 }
-# maintainers OPTION... PATCH: the addresses get_maintainer.pl names.
+# maintainers OPTION... PATCH: the addresses get_maintainer.pl names
+# (--nol: the people, --nom --nor: the lists), or PATCHDIR/recipients'
+# To: and Cc: lines.
 maintainers() {
+	if [ -f "$fixed" ]; then
+		case $1 in --nol) sed -n 's/^To: *//p' "$fixed" ;; *) sed -n 's/^Cc: *//p' "$fixed" ;; esac
+		return
+	fi
 	# shellcheck disable=SC2086 # gm_args is a list of options
 	(cd "$patched" && scripts/get_maintainer.pl $gm_args "$@")
 }
@@ -116,7 +134,7 @@ args=(--no-format-patch --confirm=never --thread --no-chain-reply-to --no-to-cov
       --suppress-cc=self --8bit-encoding=UTF-8 --from="$from")
 wb_smtp_args
 
-echo "send-series: v$v, cover letter and $n patches from $from ($origin)$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
+echo "send-series: $tag, cover letter and $n patches from $from ($origin)$(wb_bool SEND || echo ' (dry run: SEND=1 sends)')"
 [ $# -eq 0 ] || echo "send-series: to every mail: $*"
 start=$(date +%s)
 # No standard input: git send-email would ask for a To: for all mails.
