@@ -165,8 +165,7 @@ STRESS_SECS ?= 30
 # test (about 17 minutes here). dio_verify.sh's fio jobs of up to 64 MiB
 # per I/O drive the trimming path on this kernel, the series' dio_split
 # and dio_pins its trimming and unpinning.
-DEBUG_CMD := ./run_kselftest.sh -t blk_guards:zeroout_first_use \
-	-t blk_guards:zeroout_fallback -t blk_guards:zeroout \
+DEBUG_CMD := ./run_kselftest.sh -t blk_guards:zeroout_first_use -t blk_guards:zeroout \
 	-t blk_guards:dio_verify.sh -c block
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600

@@ -15,7 +15,8 @@
  *     skips if /proc/vmstat thp_zero_page_alloc is already non-zero.
  *     After a failure the kernel waits a second before trying again, so
  *     the check after lifting the failure waits 1.5 s.
- *  2. /sys/kernel/mm/transparent_hugepage/use_zero_page is 0.
+ *  2. (v5) /sys/kernel/mm/transparent_hugepage/use_zero_page at 0: gone,
+ *     since it changed a machine-wide setting under every other task.
  *
  * Every sysfs / debugfs knob touched is saved on its first write and
  * restored in the fixture teardown, which the harness runs in its parent
@@ -135,7 +136,6 @@ static void verdict_1g(struct __test_metadata *_metadata,
 	}
 }
 
-#ifdef ZR_FIRST_USE
 /* Why the allocation-failure test cannot run in this boot, or NULL. */
 static const char *alloc_fail_skip(void)
 {
@@ -200,47 +200,5 @@ TEST_F_TIMEOUT(zeroout_fallback, alloc_fail, 600)
 	verdict_1g(_metadata, &self->dev, self->range_start,
 		   "failure lifted, 1.5s later", ret, &res, bios, 0);
 }
-#else
-/*
- * use_zero_page=0 (saved first; skip if it cannot be set), then a traced
- * 1 GiB zeroout zeroes with 4 KiB ZERO_PAGE bvecs; with @again, after a
- * zeroout with use_zero_page=0, use_zero_page=1 and it zeroes with 2 MiB
- * huge zero folio bvecs again.
- */
-static void zero_page_case(struct __test_metadata *_metadata,
-			   FIXTURE_DATA(zeroout_fallback) * self, int again)
-{
-	struct zr_result res;
-	long bios;
-	int ret;
-
-	if (!again && blk_kconfig(PERSISTENT) == 1)
-		SKIP(return, PERSISTENT "=y: kernel users get the huge zero folio whatever use_zero_page says");
-	ret = blk_sysfs_set_saved(&self->use_zero_page, USE_ZERO_PAGE, "0");
-	if (ret)
-		SKIP(return, "cannot write " USE_ZERO_PAGE ": %s",
-		     strerror(-ret));
-	if (again) {
-		ret = zeroout_range(&self->dev, self->range_start, &res, NULL);
-		ASSERT_EQ(0, ret) TH_LOG("zeroout with use_zero_page=0: %s",
-					 strerror(-ret));
-		ASSERT_EQ(0, blk_sysfs_write(USE_ZERO_PAGE, "1"));
-	}
-	ret = zeroout_range(&self->dev, self->range_start, &res, &bios);
-	verdict_1g(_metadata, &self->dev, self->range_start,
-		   again ? "use_zero_page=1 again" : "use_zero_page=0", ret,
-		   &res, bios, !again);
-}
-
-TEST_F_TIMEOUT(zeroout_fallback, no_zero_page, 600)
-{
-	zero_page_case(_metadata, self, 0);
-}
-
-TEST_F_TIMEOUT(zeroout_fallback, zero_page_again, 600)
-{
-	zero_page_case(_metadata, self, 1);
-}
-#endif /* ZR_FIRST_USE */
 
 TEST_HARNESS_MAIN
