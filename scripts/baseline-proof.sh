@@ -18,11 +18,11 @@ echo "TAP version 13"
 while IFS= read -r pat; do
 	case $pat in ''|'#'*) continue ;; esac
 	n=$((n + 1))
-	hits=0 passed=0 last=
+	hits=0 passed=0 cases=
 	for r in "${res[@]}"; do
 		desc=$(sed -E 's/^(not )?ok [0-9]+ (- )?//' <<<"$r")
 		grep -qE -- "$pat" <<<"$desc" || continue
-		hits=$((hits + 1)); last=$desc
+		hits=$((hits + 1)); cases+="${cases:+, }$desc"
 		# A skip proves nothing either: only a real failure counts.
 		[[ $r == "not ok"* && $desc != *"# SKIP"* ]] || passed=$((passed + 1))
 	done
@@ -31,7 +31,7 @@ while IFS= read -r pat; do
 	elif [ $passed -gt 0 ]; then
 		echo "not ok $n baseline: /$pat/ passed or skipped $passed of $hits times on the unpatched kernel: it does not discriminate"
 	else
-		echo "ok $n baseline fails as it must ($hits of $hits): $last"
+		echo "ok $n baseline fails as it must ($hits of $hits): $cases"
 	fi
 done < <(cat "${patterns[@]}")
 # The baseline boot itself must be clean: a splat, panic or hang there
