@@ -164,8 +164,9 @@ STRESS_SECS ?= 30
 # do not reach the series' code; dio_align builds its irregular buffer per
 # test (about 17 minutes here). dio_verify.sh's fio jobs of up to 64 MiB
 # per I/O drive the trimming path on this kernel, the series' dio_split
-# and dio_pins its trimming and unpinning.
-DEBUG_CMD := ./run_kselftest.sh -t blk_guards:zeroout_first_use -t blk_guards:zeroout \
+# and dio_pins its trimming and unpinning. Each program gets 30 minutes
+# (-o): dio_split's 600 s of settings is for a kernel without KASAN.
+DEBUG_CMD := ./run_kselftest.sh -o 1800 -t blk_guards:zeroout_first_use -t blk_guards:zeroout \
 	-t blk_guards:dio_verify.sh -c block
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
