@@ -27,8 +27,11 @@
 #                   and lists (SEND=1 sends; V=N version; TO=, CC= more);
 #                   REPORT=docs/io-wq: that report instead;
 #                   SERIES=blktests: our blktests series instead
-#   make bench      baseline against patched, alternating boots: tables and
-#                   plots in build/BASE/bench/ (QUICK=1: 2 rounds, smaller sizes)
+#   make bench      baseline against patched, alternating boots, on null_blk
+#                   devices of known cost per command (both bases): tables
+#                   and plots in build/BASE/bench/ (QUICK=1: under 10 min)
+#   make bench-trim the series' trim threshold (1/16) against trimming
+#                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
 #   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
 #                   and patched, per buffer layout and max_sectors_kb
 #   make series     regenerate patches/ from the build/linux-patched branch
@@ -85,7 +88,8 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 .PHONY: all test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
-	tool-checks host-checks check send bench bench-initramfs dio-table \
+	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-initramfs \
+	dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
@@ -285,7 +289,7 @@ blktests: run-blktests-baseline run-blktests-patched
 tool-checks: deps
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
 	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck -x $(S)/*.sh guest/init guest/bench/bench.sh guest/bystander/run.sh \
+		shellcheck -x $(S)/*.sh guest/init guest/bystander/run.sh \
 		guest/bystander/kill.sh guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
 	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
@@ -390,11 +394,39 @@ send: $(if $(REPORT),trees,apply)
 
 bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \
-		$(BENCH)/initramfs.cpio /usr/sbin/blkdiscard
+		$(BENCH)/initramfs.cpio
 
-bench: kernels bench-initramfs
-	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH) || rc=$$?; \
-		$(S)/bench-report.sh $(BENCH); exit $$rc
+# make bench: this base's kernels on null_blk devices of known cost
+# (scripts/bench-run.sh), then, from 7.1, the backport's (make BASE=6.12
+# bench-base); tables and plots in build/BASE/bench/.
+# Its kernels: both trees with config/bench.config (high-resolution
+# timers, for null_blk's per-command time) in TREE/obj-bench.
+BENCH_BZ_BASE    := $(UNPATCHED)/obj-bench/arch/x86/boot/bzImage
+BENCH_BZ_PATCHED := $(PATCHED)/obj-bench/arch/x86/boot/bzImage
+bench-kernels: apply
+	$(call variant,$(UNPATCHED),$(UNPATCHED)/obj-bench,config/bench.config)
+	$(call variant,$(PATCHED),$(PATCHED)/obj-bench,config/bench.config)
+
+bench-base: bench-kernels bench-initramfs
+	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
+		$(BENCH) || rc=$$?; $(S)/bench-report.sh $(BENCH); exit $$rc
+
+bench:
+	@rc=0; $(MAKE) --no-print-directory bench-base || rc=1; \
+	$(if $(BACKPORT_TAP),$(BACKPORT) QUICK=$(QUICK) bench-base || rc=1;) exit $$rc
+
+# make bench-trim: the series' trim threshold (tails of at most 1/16 of a
+# bio) as "baseline" against the same tree trimming tails of up to
+# 1/2^TRIM_SHIFT (scripts/trim-variant.sh, build/BASE/linux-trim) as
+# "patched", on the same devices and cases: tables and plots in
+# build/BASE/bench-trim/.
+TRIM_SHIFT ?= 2
+TRIM_TREE  := $(B)/linux-trim
+bench-trim: bench-kernels bench-initramfs
+	@$(S)/trim-variant.sh $(PATCHED) $(TRIM_TREE) $(TRIM_SHIFT)
+	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
+	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
+		$(BENCH)/initramfs.cpio $(B)/bench-trim || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim; exit $$rc
 
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.

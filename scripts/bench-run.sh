@@ -1,17 +1,20 @@
 #!/bin/bash
 # Usage: scripts/bench-run.sh BZ_BASE BZ_PATCHED INITRAMFS OUTDIR
-# Runs the make bench cases (guest/bench/bench.sh) on the baseline and the
-# patched kernel, same guest, same topology (config/bench.topology, or
-# TOPOLOGY=), booting them alternately for ROUNDS rounds: baseline then
-# patched in odd rounds, patched then baseline in even ones, so that a
-# drift of the host hits both alike. INITRAMFS must hold guest/bench
-# (scripts/guest-initramfs.sh). Each boot's result lines go to
-# OUTDIR/raw/KERNEL-rN.txt (KERNEL is baseline or patched), its logs to
-# OUTDIR/runs/KERNEL-rN/. QUICK=1: 2 rounds, 1 GiB zeroouts, 512 MiB
-# reads; else 5 rounds, 4 GiB zeroouts, 2 GiB reads. ROUNDS, ZERO_MIB,
-# FIO_MIB and CASES (names as in guest/bench/bench.sh) override. QEMU runs
-# under nice. A failed boot is reported and the rounds go on; the exit
-# status is 1 if any failed.
+# Runs the make bench cases (guest/bench/nullb_bench: null_blk devices of
+# a known cost per command and per byte, which it makes in the guest) on
+# the baseline and the patched kernel, booting them alternately for ROUNDS
+# rounds: baseline then patched in odd rounds, patched then baseline in
+# even ones, so that a drift of the host hits both alike. INITRAMFS must
+# hold guest/bench (scripts/guest-initramfs.sh). Each boot's result lines
+# go to OUTDIR/raw/KERNEL-rN.txt (KERNEL is baseline or patched), its logs
+# to OUTDIR/runs/KERNEL-rN/. Device settings LBS:LAT_US:QD:MBPS: 10, 50
+# and 200 us per command at queue depth 1 (a bracket from fast NVMe to
+# eMMC-like devices, not a model of one), 50 us at queue depth 32, 50 us
+# on 512-byte blocks, 50 us at 500 MB/s; 3 rounds, 3 timed runs per case
+# and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
+# runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
+# QEMU runs under nice. A failed boot is reported and the rounds go on;
+# the exit status is 1 if any failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,12 +22,14 @@ set -euo pipefail
 bz_base=$1 bz_patched=$2 initrd=$3 out=$4
 here=$(realpath "$(dirname "$0")")
 if wb_bool QUICK; then
-	rounds=${ROUNDS:-2} zero_mib=${ZERO_MIB:-1024} fio_mib=${FIO_MIB:-512}
+	rounds=${ROUNDS:-1} reps=${REPS:-2} zero_mib=${ZERO_MIB:-256}
+	settings=${SETTINGS:-4096:50:1:0 4096:50:32:500}
 else
-	rounds=${ROUNDS:-5} zero_mib=${ZERO_MIB:-4096} fio_mib=${FIO_MIB:-2048}
+	rounds=${ROUNDS:-3} reps=${REPS:-3} zero_mib=${ZERO_MIB:-4096}
+	settings=${SETTINGS:-4096:10:1:0 4096:50:1:0 4096:200:1:0 4096:50:32:0 512:50:1:0 4096:50:1:500}
 fi
-export TOPOLOGY=${TOPOLOGY:-$here/../config/bench.topology}
-for f in "$bz_base" "$bz_patched" "$initrd" "$TOPOLOGY"; do
+# A 4 GiB null_blk that keeps nothing: the guest needs no more memory.
+for f in "$bz_base" "$bz_patched" "$initrd"; do
 	[ -f "$f" ] || { echo "bench-run: $f missing" >&2; exit 1; }
 done
 mkdir -p "$out/raw" "$out/runs"
@@ -37,8 +42,8 @@ for k in baseline patched; do
 	echo "$k $(git -C "$(dirname "$bz")" log -1 --format='%h %s')"
 done >"$out/kernels.txt"
 
-cmd="sh /bench/bench.sh $zero_mib $fio_mib ${CASES:-}"
-echo "bench-run: $rounds rounds of baseline and patched, zeroout ${zero_mib} MiB, reads ${fio_mib} MiB, topology $TOPOLOGY"
+cmd="/bench/nullb_bench $reps $zero_mib $settings"
+echo "bench-run: $rounds rounds of baseline and patched, $reps timed runs per case, zeroout ${zero_mib} MiB, settings $settings"
 start=$(date +%s)
 failed=()
 for r in $(seq 1 "$rounds"); do
@@ -55,8 +60,8 @@ for r in $(seq 1 "$rounds"); do
 			tail -n 5 "$run.boot.log" | sed 's/^/  | /' >&2
 			grep -a '^BENCHFAIL' "$run/output.log" 2>/dev/null | sed 's/^/  | /' >&2 || true
 		fi
-		grep -a -E '^(BENCH|TRACE)' "$run/output.log" 2>/dev/null | tr -d '\r' >"$out/raw/$k-r$r.txt" || true
-		echo "bench-run: round $r $k: $(grep -c '^BENCH ' "$out/raw/$k-r$r.txt" || true) results in $(( $(date +%s) - t0 ))s"
+		grep -a -E '^NB(INFO)? ' "$run/output.log" 2>/dev/null | tr -d '\r' >"$out/raw/$k-r$r.txt" || true
+		echo "bench-run: round $r $k: $(grep -c '^NB ' "$out/raw/$k-r$r.txt" || true) results in $(( $(date +%s) - t0 ))s"
 	done
 done
 echo "bench-run: done in $(( $(date +%s) - start ))s${failed[*]:+, failed: ${failed[*]}}"

@@ -194,6 +194,42 @@ int blk_nullb_create(struct blk_nullb *nb, const char *name, unsigned int lbs,
 		     unsigned int size_mb, unsigned int max_sectors,
 		     int memory_backed, char *msg, size_t msglen)
 {
+	return blk_nullb_create_attrs(nb, name, lbs, size_mb, max_sectors,
+				      memory_backed, NULL, msg, msglen);
+}
+
+/* Writes each "attr=value" of the blank-separated @extra: 0 or -errno. */
+static int nullb_extra(const struct blk_nullb *nb, const char *extra,
+		       char *msg, size_t msglen)
+{
+	char buf[256], *tok, *save = NULL, *eq, path[sizeof(nb->cfs) + 32];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", extra ? extra : "");
+	for (tok = strtok_r(buf, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		eq = strchr(tok, '=');
+		if (!eq) {
+			snprintf(msg, msglen, "null_blk attribute %s: no '='", tok);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		snprintf(path, sizeof(path), "%s/%s", nb->cfs, tok);
+		ret = blk_sysfs_write(path, eq + 1);
+		if (ret) {
+			snprintf(msg, msglen, "%s = %s: %s", path, eq + 1,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int blk_nullb_create_attrs(struct blk_nullb *nb, const char *name,
+			   unsigned int lbs, unsigned int size_mb,
+			   unsigned int max_sectors, int memory_backed,
+			   const char *extra, char *msg, size_t msglen)
+{
 	unsigned long long v;
 	char path[sizeof(nb->cfs) + 32], buf[64];
 	int ret, i;
@@ -221,6 +257,9 @@ int blk_nullb_create(struct blk_nullb *nb, const char *name, unsigned int lbs,
 			 strerror(-ret));
 		goto fail;
 	}
+	ret = nullb_extra(nb, extra, msg, msglen);
+	if (ret)
+		goto fail;
 	ret = nullb_attr(nb, "power", 1);
 	if (ret) {
 		snprintf(msg, msglen, "power on %s: %s", nb->cfs,

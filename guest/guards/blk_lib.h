@@ -62,6 +62,14 @@ struct blk_nullb {
 int blk_nullb_create(struct blk_nullb *nb, const char *name, unsigned int lbs,
 		     unsigned int size_mb, unsigned int max_sectors,
 		     int memory_backed, char *msg, size_t msglen);
+/*
+ * blk_nullb_create() with more configfs attributes set before power-on:
+ * @extra is "attr=value ..." (irqmode=2 completion_nsec=50000 ...).
+ */
+int blk_nullb_create_attrs(struct blk_nullb *nb, const char *name,
+			   unsigned int lbs, unsigned int size_mb,
+			   unsigned int max_sectors, int memory_backed,
+			   const char *extra, char *msg, size_t msglen);
 void blk_nullb_destroy(struct blk_nullb *nb);
 
 /* scsi_debug -------------------------------------------------------------- */

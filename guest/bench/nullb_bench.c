@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Usage: nullb_bench REPS ZERO_MIB SETTING...
+ * SETTING: LBS:LAT_US:QD:MBPS, e.g. 4096:50:1:0 (MBPS 0: no limit)
+ *
+ * make bench's guest program. For each SETTING it makes a null_blk whose
+ * every command takes LAT_US microseconds (irqmode=2, completion_nsec),
+ * with at most QD of them in flight (hw_queue_depth) and at most MBPS
+ * MB/s (mbps), of LBS-byte blocks, not memory-backed; then runs each case
+ * on it once traced (bios and requests from the block tracepoints, pages
+ * pinned from nr_foll_pin_acquired) and REPS times timed (CLOCK_MONOTONIC
+ * around the I/O alone), and prints
+ *   NB set=SETTING case=C kb=K ios=N bytes=N bios=N rqs=N pins=N secs=T,...
+ * Cases (max_sectors_kb K, 0: the device's default):
+ *   single-K  64 MiB O_DIRECT read into single pages (one bvec per page,
+ *             bios of 256 pages): 60, 96, 508 and the default, where the
+ *             series acts; 384, where its 1/16 rule keeps the 256 KiB
+ *             tails; 64 and 128 KiB, which divide the bio
+ *   write-96  the same as a write
+ *   thp-60    the read from a THP-backed buffer (one bio)
+ *   bio1m     64 reads of 1 MiB from single pages (one bio each)
+ *   ublk-32   1024 reads of 64 KiB at 32 KiB (the 2023 posting's ublk case)
+ *   zero      BLKZEROOUT of ZERO_MIB MiB (no Write Zeroes on null_blk)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blk_common.h"
+
+#define IO_LEN		(64 * BLK_MiB)
+
+enum kind { READ_SINGLE, WRITE_SINGLE, READ_THP, ZERO };
+
+static const struct bench_case {
+	const char *name;
+	enum kind kind;
+	unsigned int kb;	/* max_sectors_kb, 0: the default */
+	unsigned int ios;	/* I/Os of IO_LEN / ios bytes each */
+} cases[] = {
+	{ "single-60", READ_SINGLE, 60, 1 },
+	{ "single-96", READ_SINGLE, 96, 1 },
+	{ "single-384", READ_SINGLE, 384, 1 },
+	{ "single-508", READ_SINGLE, 508, 1 },
+	{ "single-def", READ_SINGLE, 0, 1 },
+	{ "single-64", READ_SINGLE, 64, 1 },
+	{ "single-128", READ_SINGLE, 128, 1 },
+	{ "write-96", WRITE_SINGLE, 96, 1 },
+	{ "thp-60", READ_THP, 60, 1 },
+	{ "bio1m", READ_SINGLE, 0, 64 },
+	{ "ublk-32", READ_SINGLE, 32, 1024 },
+	{ "zero", ZERO, 0, 1 },
+};
+
+/*
+ * Pages pinned so far; stat_refresh first: /proc/vmstat lags by the
+ * per-CPU deltas.
+ */
+static long long pins_now(void)
+{
+	blk_sysfs_write("/proc/sys/vm/stat_refresh", "1");
+	return vmstat_read("nr_foll_pin_acquired");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One run of @c on @fd: 0 or -errno. */
+static int run(const struct bench_case *c, int fd, char *single, char *thp,
+	       unsigned long long zero_bytes)
+{
+	size_t len = IO_LEN / c->ios;
+	unsigned long long range[2] = { 0, zero_bytes };
+	unsigned int i;
+	ssize_t n;
+
+	if (c->kind == ZERO)
+		return ioctl(fd, BLKZEROOUT, range) ? -errno : 0;
+	for (i = 0; i < c->ios; i++) {
+		char *buf = (c->kind == READ_THP ? thp : single) + i * len;
+
+		if (c->kind == WRITE_SINGLE)
+			n = pwrite(fd, buf, len, (off_t)i * len);
+		else
+			n = pread(fd, buf, len, (off_t)i * len);
+		if (n != (ssize_t)len)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int bench_setting(const char *set, int reps, unsigned int zero_mib,
+			 char *single, char *thp)
+{
+	unsigned int lbs, lat, qd, mbps, i, r;
+	unsigned long long def_kb;
+	struct blk_saved saved = { 0 };
+	struct blk_nullb nb;
+	struct blk_trace t;
+	char extra[160], msg[256], secs[256];
+	int fd, ret = 0;
+
+	if (sscanf(set, "%u:%u:%u:%u", &lbs, &lat, &qd, &mbps) != 4) {
+		fprintf(stderr, "nullb_bench: %s is not LBS:LAT_US:QD:MBPS\n", set);
+		return 1;
+	}
+	snprintf(extra, sizeof(extra),
+		 "irqmode=2 completion_nsec=%u hw_queue_depth=%u submit_queues=1 mbps=%u",
+		 lat * 1000, qd, mbps);
+	if (blk_nullb_create_attrs(&nb, "nullb_bench", lbs,
+				   zero_mib > 256 ? zero_mib : 256, 8192, 0,
+				   extra, msg, sizeof(msg))) {
+		fprintf(stderr, "nullb_bench: %s: %s\n", set, msg);
+		return 1;
+	}
+	if (blk_trace_create(&t, "nullb_bench", nb.major, nb.minor, 8192, msg,
+			     sizeof(msg))) {
+		fprintf(stderr, "nullb_bench: trace: %s\n", msg);
+		blk_nullb_destroy(&nb);
+		return 1;
+	}
+	fd = open(nb.path, O_RDWR | O_DIRECT);
+	if (fd < 0 || blk_queue_get(nb.disk, "max_sectors_kb", &def_kb)) {
+		fprintf(stderr, "nullb_bench: %s: %s\n", nb.path, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct bench_case *c = &cases[i];
+		unsigned int kb = c->kb ? c->kb : def_kb;
+		struct blk_trace_sum s;
+		long long pins;
+		size_t off = 0;
+		double t0;
+
+		if (blk_queue_set_saved(&saved, nb.disk, "max_sectors_kb", kb)) {
+			fprintf(stderr, "nullb_bench: %s: max_sectors_kb %u refused\n",
+				set, kb);
+			ret = 1;
+			continue;
+		}
+		blk_trace_clear(&t);
+		pins = pins_now();
+		if (run(c, fd, single, thp, (unsigned long long)zero_mib << 20) ||
+		    blk_trace_collect(&t, c->kind == READ_SINGLE ||
+				      c->kind == READ_THP ? 'R' : 'W', &s)) {
+			fprintf(stderr, "nullb_bench: %s: %s failed\n", set, c->name);
+			ret = 1;
+			continue;
+		}
+		pins = pins_now() - pins;
+		secs[0] = '\0';
+		for (r = 0; r < (unsigned int)reps && !ret; r++) {
+			t0 = now();
+			if (run(c, fd, single, thp, (unsigned long long)zero_mib << 20)) {
+				fprintf(stderr, "nullb_bench: %s: %s run %u failed\n",
+					set, c->name, r);
+				ret = 1;
+			}
+			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
+					r ? "," : "", now() - t0);
+		}
+		printf("NB set=%s case=%s kb=%u ios=%u bytes=%llu bios=%ld rqs=%ld pins=%lld secs=%s\n",
+		       set, c->name, kb, c->ios,
+		       c->kind == ZERO ? (unsigned long long)zero_mib << 20 : IO_LEN,
+		       s.bios, s.rqs, pins, secs);
+		fflush(stdout);
+	}
+	close(fd);
+out:
+	blk_saved_restore(&saved);
+	blk_trace_destroy(&t);
+	blk_nullb_destroy(&nb);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct blk_buf single, thp;
+	struct utsname u;
+	char msg[256];
+	int i, reps, status = 0;
+	unsigned int zero_mib;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s REPS ZERO_MIB LBS:LAT_US:QD:MBPS...\n",
+			argv[0]);
+		return 2;
+	}
+	reps = atoi(argv[1]);
+	zero_mib = strtoul(argv[2], NULL, 0);
+	/* The buffers once, for every setting: their layout is the case. */
+	if (blk_buf_nomerge(&single, IO_LEN / BLK_PAGE, msg, sizeof(msg)) ||
+	    blk_buf_thp(&thp, IO_LEN, msg, sizeof(msg))) {
+		fprintf(stderr, "nullb_bench: buffers: %s\n", msg);
+		return 1;
+	}
+	uname(&u);
+	printf("NBINFO kernel=%s reps=%d zero_mib=%u\n", u.release, reps,
+	       zero_mib);
+	for (i = 3; i < argc; i++)
+		status |= bench_setting(argv[i], reps, zero_mib, single.addr,
+					thp.addr);
+	blk_buf_free(&single);
+	blk_buf_free(&thp);
+	return status;
+}
