@@ -58,7 +58,7 @@ for r in $(seq 1 "$rounds"); do
 			failed+=("$k-r$r")
 			echo "bench-run: round $r $k FAILED ($run.boot.log, $run/output.log):" >&2
 			tail -n 5 "$run.boot.log" | sed 's/^/  | /' >&2
-			grep -a '^BENCHFAIL' "$run/output.log" 2>/dev/null | sed 's/^/  | /' >&2 || true
+			grep -a '^NBFAIL' "$run/output.log" 2>/dev/null | sed 's/^/  | /' >&2 || true
 		fi
 		grep -a -E '^NB(INFO)? ' "$run/output.log" 2>/dev/null | tr -d '\r' >"$out/raw/$k-r$r.txt" || true
 		echo "bench-run: round $r $k: $(grep -c '^NB ' "$out/raw/$k-r$r.txt" || true) results in $(( $(date +%s) - t0 ))s"

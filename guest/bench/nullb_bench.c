@@ -187,6 +187,26 @@ out:
 	return ret;
 }
 
+/*
+ * null_blk's irqmode=2 completes a command through an hrtimer, which is
+ * only as fine as the clocksource: on jiffies (no TSC, HPET or ACPI PM
+ * timer the kernel trusts) every command costs a tick, whatever
+ * completion_nsec says, and the figures would measure HZ. 0 if the
+ * clocksource is a real one, else 1 with the reason printed.
+ */
+static int clock_unfit(void)
+{
+	char cs[64] = "";
+
+	blk_sysfs_read("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		       cs, sizeof(cs));
+	if (cs[0] && !strstr(cs, "jiffies"))
+		return 0;
+	printf("NBFAIL clocksource=%s: null_blk's completion_nsec would be a tick (add a clocksource to config/bench.config)\n",
+	       cs[0] ? cs : "unknown");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct blk_buf single, thp;
@@ -200,6 +220,8 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
+	if (clock_unfit())
+		return 1;
 	reps = atoi(argv[1]);
 	zero_mib = strtoul(argv[2], NULL, 0);
 	/* The buffers once, for every setting: their layout is the case. */
