@@ -71,7 +71,7 @@ table=$out/table.md
 	END {
 		for (i = 1; i <= ns; i++) {
 			s = so[i]; split(s, d, ":")
-			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], d[4] > 0 ? d[4] " MB/s" : "no bandwidth limit"
+			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MB/s" : "no bandwidth limit")
 			print "| case | max_sectors_kb | requests b / p | bios b / p | pages pinned b / p | seconds baseline | seconds patched | ratio | ranges | model b / p |"
 			print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 			for (j = 1; j <= nc[s]; j++) {
@@ -79,7 +79,7 @@ table=$out/table.md
 				if (b[s, c] == "" || p[s, c] == "") { printf "| %s | missing a kernel |\n", c; continue }
 				ov = (x[7] <= y[8] && y[7] <= x[8]) ? "overlap" : "apart"
 				if (x[13] != "-" || y[13] != "-") ov = ov ", counts vary"
-				printf "| %s | %s | %d / %d | %d / %d | %d / %d | %s [%s-%s] | %s [%s-%s] | %.3f | %s | %s / %s |\n", c, x[3], x[10], y[10], x[9], y[9], x[11], y[11], r(x[6]), r(x[7]), r(x[8]), r(y[6]), r(y[7]), r(y[8]), x[6] > 0 ? y[6] / x[6] : 0, ov, r(x[12]), r(y[12])
+				printf "| %s | %s | %d / %d | %d / %d | %d / %d | %s [%s-%s] | %s [%s-%s] | %.3f | %s | %s / %s |\n", c, x[3], x[10], y[10], x[9], y[9], x[11], y[11], r(x[6]), r(x[7]), r(x[8]), r(y[6]), r(y[7]), r(y[8]), (x[6] > 0 ? y[6] / x[6] : 0), ov, r(x[12]), r(y[12])
 			}
 		}
 	}' "$tsv"
