@@ -336,7 +336,7 @@ static inline int blk_trace_create(struct blk_trace *t, const char *what,
 				   char *msg, size_t msglen)
 {
 	static const char * const ev[] = { "block_bio_queue", "block_rq_issue" };
-	char file[96], val[32];
+	char file[96] = "buffer_size_kb", val[32];
 	unsigned int i;
 	int ret;
 
