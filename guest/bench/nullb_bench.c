@@ -163,12 +163,13 @@ static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 		}
 		pins = pins_now() - pins;
 		secs[0] = '\0';
-		for (r = 0; r < (unsigned int)reps && !ret; r++) {
+		for (r = 0; r < (unsigned int)reps; r++) {
 			t0 = now();
 			if (run(c, fd, single, thp, (unsigned long long)zero_mib << 20)) {
 				fprintf(stderr, "nullb_bench: %s: %s run %u failed\n",
 					set, c->name, r);
 				ret = 1;
+				break;
 			}
 			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
 					r ? "," : "", now() - t0);

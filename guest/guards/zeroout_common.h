@@ -38,9 +38,10 @@
  * Make fail_page_alloc fail allocations of order 9 and up (the huge zero
  * folio) with @probability percent, whatever their GFP flags, in this task
  * and the tasks it forks after (task-filter, /proc/self/make-it-fail):
- * no other task on the machine is affected. "0" turns it off. With @saved (ZR_FAIL_KNOBS of them) each knob is
- * saved on its first write, for zr_fail_restore(). Returns 0, or -errno
- * of the first knob that could not be set (and then turns it off).
+ * no other task on the machine is affected. "0" turns it off. With
+ * @saved (ZR_FAIL_KNOBS of them) each knob is saved on its first write,
+ * for zr_fail_restore(). Returns 0, or -errno of the first knob that
+ * could not be set (and then turns it off).
  */
 static inline int zr_fail_order9(struct blk_saved *saved,
 				 const char *probability)
