@@ -13,7 +13,12 @@
 # on 512-byte blocks, 50 us at 500 MB/s; 3 rounds, 3 timed runs per case
 # and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
 # runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
-# QEMU runs under nice. A failed boot is reported and the rounds go on;
+# The guests run on instruction-counted time (scripts/boot.sh ICOUNT,
+# default 0: 1 ns of guest time per guest instruction; an idle guest
+# skips to its next timer): a command costs exactly the latency set, the
+# CPU's work its instructions, and neither depends on the host's load, so
+# timed runs repeat to the microsecond where wall-clock time under TCG
+# varied 3-fold between boots. QEMU runs under nice. A failed boot is reported and the rounds go on;
 # the exit status is 1 if any failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -32,6 +37,9 @@ fi
 for f in "$bz_base" "$bz_patched" "$initrd"; do
 	[ -f "$f" ] || { echo "bench-run: $f missing" >&2; exit 1; }
 done
+export ICOUNT=${ICOUNT-0}
+clock="host time (QEMU's own)"
+[ -z "$ICOUNT" ] || clock="icount shift $ICOUNT: 2^$ICOUNT ns of guest time per guest instruction"
 mkdir -p "$out/raw" "$out/runs"
 rm -f "$out"/raw/*.txt
 # Which source each kernel was built from, for the report's header: the
@@ -41,9 +49,10 @@ for k in baseline patched; do
 	[ "$k" = patched ] && bz=$bz_patched
 	echo "$k $(git -C "$(dirname "$bz")" log -1 --format='%h %s')"
 done >"$out/kernels.txt"
+echo "clock $clock" >>"$out/kernels.txt"
 
 cmd="/bench/nullb_bench $reps $zero_mib $settings"
-echo "bench-run: $rounds rounds of baseline and patched, $reps timed runs per case, zeroout ${zero_mib} MiB, settings $settings"
+echo "bench-run: $rounds rounds of baseline and patched, $reps timed runs per case, zeroout ${zero_mib} MiB, settings $settings, $clock"
 start=$(date +%s)
 failed=()
 for r in $(seq 1 "$rounds"); do

@@ -10,6 +10,10 @@
 # COMMAND runs in the guest (see guest/init); its output
 # is written to RUNDIR/output.log, the serial console to RUNDIR/console.log.
 # Without COMMAND the console is interactive (make shell).
+# ICOUNT=SHIFT runs the guest on instruction-counted time (QEMU's
+# -icount shift=SHIFT,sleep=off): a guest instruction takes 2^SHIFT ns of
+# guest time and an idle guest skips to its next timer, so the guest's
+# clock does not depend on the host's speed or load (make bench).
 # Fails if the guest panics, hangs past TIMEOUT seconds (default 1800), or
 # COMMAND fails (unless ALLOW_CMD_FAIL=1); the console log is scanned by
 # scripts/scan-console.sh.
@@ -50,6 +54,7 @@ append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m "${MEM:-2G}" -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")
+[ -z "${ICOUNT:-}" ] || qemu+=(-icount "shift=$ICOUNT,sleep=off")
 
 if [ -z "$cmd" ]; then
 	exec "${qemu[@]}" -serial mon:stdio -serial "file:$rundir/output.log" -append "$append"

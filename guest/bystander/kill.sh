@@ -1,21 +1,25 @@
 #!/bin/sh
-# The kill test of the bystander boot: each test program of the series
-# (/kselftest/block), killed in the middle of a case, then run again.
-# Killed twice: SIGTERM to the harness's parent process alone (as when
-# run_kselftest.sh is interrupted: the child finishes its case), and
-# SIGKILL to every process of it (as the harness's timeout does). The
-# second run must pass, and once no process of either run is left no
-# null_blk or trace instance of theirs may be (the second run removes
-# what the killed one left). One TAP line per program and signal.
+# The kill test of the bystander boot: every case of the series' test
+# programs (/kselftest/block; of dio_split, one variant's), and the guard
+# programs that make null_blk devices (/kselftest/blk_guards: zeroout,
+# dio_io), killed in the middle of a case, then run again. Killed twice: SIGTERM to the harness's
+# parent process alone (as when run_kselftest.sh is interrupted: the
+# child finishes its case), and SIGKILL to every process of it (as the
+# harness's timeout does). "In the middle" is once the case has made its
+# device or trace instance. The second run (of the same case; a guard
+# program's first case) must pass, and once no process of either run is
+# left no null_blk, trace instance or saved setting of theirs may be (the
+# second run removes or restores what the killed one left). One TAP line
+# per case or program and signal.
 # Usage: kill.sh
 set -u
-cd /kselftest/block || { echo "not ok - kill test: no /kselftest/block"; exit 1; }
 
-# What the tests make and name after their process (blk_util.h).
+# What the tests make and name after their process (the series'
+# blk_util.h; the guards' blk_lib.c), and the settings the guards saved.
 made() {
-	for d in /sys/kernel/config/nullb/ksft_blk_* \
-		 /sys/kernel/tracing/instances/ksft_blk_*; do
-		[ -d "$d" ] && printf ' %s' "${d##*/}"
+	for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* \
+		 /tmp/blk_guards_saved/*; do
+		[ -e "$d" ] && printf ' %s' "${d##*/}"
 	done
 }
 
@@ -28,46 +32,80 @@ pids() {
 	done
 }
 
+# The FIXTURE.VARIANT.TEST names of a harness program, from its -l list:
+# every variant of a fixture with each of its tests.
+cases() {
+	"./$1" -l 2>&1 | awk '
+	function flush(   i, j) {
+		for (i = 1; i <= nv || i == 1; i++)
+			for (j = 1; j <= nt; j++)
+				print f "." (nv ? v[i] "." : "") t[j]
+		nv = nt = 0
+	}
+	/^# FIXTURE/ { next }
+	/^-----/ { flush(); next }
+	{
+		if (substr($0, 1, 20) !~ /^ *$/) f = $1
+		vv = substr($0, 22, 25); gsub(/ /, "", vv); if (vv != "") v[++nv] = vv
+		tt = substr($0, 48); gsub(/ /, "", tt); if (tt != "") t[++nt] = tt
+	}
+	END { flush() }'
+}
+
+# kill_one DIR PROG SIG FIRST_ARGS AGAIN_ARGS: one TAP line.
+kill_one() {
+	dir=$1 prog=$2 sig=$3 first=$4 again=$5
+	cd "$dir" || { echo "not ok - kill test: no $dir"; return; }
+	# shellcheck disable=SC2086
+	./$prog $first >/tmp/kill-first.log 2>&1 &
+	pid=$!
+	seen='' i=0
+	while [ -z "$seen" ] && [ $i -lt 20000 ] && kill -0 $pid 2>/dev/null; do
+		seen=$(made)
+		i=$((i + 1))
+	done
+	if [ "$sig" = TERM ]; then
+		kill -TERM $pid
+	else
+		# shellcheck disable=SC2046
+		kill -KILL $(pids "$prog") 2>/dev/null
+	fi
+	wait $pid 2>/dev/null
+	# shellcheck disable=SC2086
+	./$prog $again >/tmp/kill-again.log 2>&1
+	rc=$?
+	i=0
+	while [ -n "$(pids "$prog")" ] && [ $i -lt 600 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	swept=$(grep -c -E '(removed|restored) .* left by a killed run' /tmp/kill-again.log)
+	left=$(made)
+	what="kill -$sig of $prog ${first:-(all cases)} while it had${seen:- nothing made yet}, then ${again:-a second run}"
+	if [ -z "$seen" ]; then
+		echo "not ok - $what: it made nothing before it ended"
+	elif [ $rc -ne 0 ]; then
+		echo "not ok - $what: the second run exited $rc"
+		sed 's/^/# /' /tmp/kill-again.log | tail -20
+	elif [ -n "$left" ]; then
+		echo "not ok - $what: left behind:$left"
+	else
+		echo "ok - $what: passed, $swept leftovers removed, nothing left"
+	fi
+}
+
+# dio_split: the cases of one variant (the others differ in numbers only).
 for prog in zeroout dio_split dio_pins; do
-	# One variant of dio_split: two cases, not fourteen.
-	args=
-	[ "$prog" = dio_split ] && args="-v 512_60k"
+	for c in $(cd /kselftest/block && cases $prog |
+		   awk -F. '$1 != "dio_split" || $2 == "512_60k"'); do
+		for sig in TERM KILL; do
+			kill_one /kselftest/block "$prog" "$sig" "-r $c" "-r $c"
+		done
+	done
+done
+for prog in zeroout dio_io; do
+	c=$(cd /kselftest/blk_guards && cases $prog | head -n 1)
 	for sig in TERM KILL; do
-		# shellcheck disable=SC2086
-		./$prog $args >/tmp/kill-first.log 2>&1 &
-		pid=$!
-		seen='' i=0
-		while [ -z "$seen" ] && [ $i -lt 20000 ] && kill -0 $pid 2>/dev/null; do
-			seen=$(made)
-			i=$((i + 1))
-		done
-		if [ "$sig" = TERM ]; then
-			kill -TERM $pid
-		else
-			# shellcheck disable=SC2046
-			kill -KILL $(pids "$prog") 2>/dev/null
-		fi
-		wait $pid 2>/dev/null
-		# shellcheck disable=SC2086
-		./$prog $args >/tmp/kill-again.log 2>&1
-		rc=$?
-		i=0
-		while [ -n "$(pids "$prog")" ] && [ $i -lt 600 ]; do
-			sleep 1
-			i=$((i + 1))
-		done
-		swept=$(grep -c 'left by a killed run' /tmp/kill-again.log)
-		left=$(made)
-		what="kill -$sig of $prog while it had${seen:- nothing made yet}, then a second run"
-		if [ -z "$seen" ]; then
-			echo "not ok - $what: it never made a device before the kill"
-		elif [ $rc -ne 0 ]; then
-			echo "not ok - $what: the second run exited $rc"
-			sed 's/^/# /' /tmp/kill-again.log | tail -20
-		elif [ -n "$left" ]; then
-			echo "not ok - $what: left behind:$left"
-		else
-			echo "ok - $what: passed, $swept leftovers removed, nothing left"
-		fi
+		kill_one /kselftest/blk_guards "$prog" "$sig" "" "-r $c"
 	done
 done

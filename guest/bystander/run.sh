@@ -5,7 +5,7 @@
 # BLK_*_DEV set, so they make their own null_blk and scsi_debug devices.
 # Prints the kselftests' TAP, the kill test's (kill.sh), then two results
 # of its own: the namespace reads back byte for byte as before, and no
-# device or trace instance is left behind.
+# device, trace instance or saved setting is left behind.
 # Usage: run.sh KSELFTEST_ARGS...
 set -u
 
@@ -40,15 +40,16 @@ else
 	echo "not ok - bystander $keep was written by the tests: md5 ${before%% *} before, ${after%% *} after"
 fi
 left=
-for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/ksft_blk_*; do
-	[ -d "$d" ] && left="$left ${d##*/}"
+for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* \
+	 /tmp/blk_guards_saved/*; do
+	[ -e "$d" ] && left="$left ${d##*/}"
 done
 for d in /sys/block/sd*; do
 	[ -r "$d/device/model" ] && grep -q scsi_debug "$d/device/model" &&
 		left="$left ${d##*/}"
 done
 if [ -z "$left" ]; then
-	echo "ok - no null_blk or scsi_debug device or trace instance left behind by the tests"
+	echo "ok - no null_blk or scsi_debug device, trace instance or saved setting left behind by the tests"
 else
-	echo "not ok - devices or trace instances left behind by the tests:$left"
+	echo "not ok - devices, trace instances or saved settings left behind by the tests:$left"
 fi

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,8 @@ void blk_saved_restore(struct blk_saved *sv)
 	if (blk_sysfs_write(sv->path, sv->val))
 		fprintf(stderr, "# cannot restore %s to %s\n", sv->path,
 			sv->val);
+	else
+		unlink(sv->file);
 	sv->saved = 0;
 }
 
@@ -1236,9 +1239,15 @@ unsigned long long blk_rand(unsigned long long *state)
 
 /* Settings saved on first write, restored in teardown ------------------- */
 
+/*
+ * Each saved setting is also written to BLK_SAVED_DIR/PID_N until it is
+ * restored, so that blk_sweep() can restore it if PID is killed first.
+ */
 int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
 			const char *val)
 {
+	static unsigned int seq;
+	FILE *f;
 	int ret;
 
 	if (!sv->saved) {
@@ -1246,9 +1255,115 @@ int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
 		if (ret)
 			return ret;
 		snprintf(sv->path, sizeof(sv->path), "%s", path);
+		mkdir(BLK_SAVED_DIR, 0700);
+		snprintf(sv->file, sizeof(sv->file), BLK_SAVED_DIR "/%d_%u",
+			 getpid(), seq++);
+		f = fopen(sv->file, "w");
+		if (!f || fprintf(f, "%s\n%s\n", sv->path, sv->val) < 0 ||
+		    fclose(f)) {
+			ret = -errno;
+			unlink(sv->file);
+			return ret;
+		}
 		sv->saved = 1;
 	}
 	return blk_sysfs_write(path, val);
+}
+
+/* Whether process @pid is gone: no longer there, or a zombie. */
+static int pid_gone(long pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	if (kill(pid, 0))
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	if (fscanf(f, "%*[^)]%*[)] %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z';
+}
+
+/* The PID of a guard's PREFIX_PID name, or 0 if it is none. */
+static long guard_pid(const char *name)
+{
+	static const char * const prefix[] = {
+		"blk_test_", "dio_align_", "dio_io_", "zeroout_",
+	};
+	unsigned int i;
+	char *end;
+	long pid;
+
+	for (i = 0; i < ARRAY_SIZE(prefix); i++) {
+		if (strncmp(name, prefix[i], strlen(prefix[i])))
+			continue;
+		pid = strtol(name + strlen(prefix[i]), &end, 10);
+		return *end || pid <= 0 ? 0 : pid;
+	}
+	return 0;
+}
+
+/*
+ * Runs before each guard program: puts back the settings of guard runs
+ * that were killed, and removes their null_blk devices and trace
+ * instances. What belongs to a run still going is left alone.
+ */
+static void __attribute__((constructor)) blk_sweep(void)
+{
+	static const char * const dirs[] = {
+		NULLB_CFS, "/sys/kernel/tracing/instances",
+	};
+	char path[256], set[128], val[64];
+	struct dirent *de;
+	unsigned int i;
+	DIR *d;
+	FILE *f;
+	int ret;
+
+	d = opendir(BLK_SAVED_DIR);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !pid_gone(atol(de->d_name)))
+			continue;
+		snprintf(path, sizeof(path), BLK_SAVED_DIR "/%.200s", de->d_name);
+		f = fopen(path, "r");
+		ret = !f || fscanf(f, "%127[^\n]\n%63[^\n]", set, val) != 2;
+		if (f)
+			fclose(f);
+		if (!ret)
+			ret = blk_sysfs_write(set, val);
+		fprintf(stderr, "# %s %s to %s, left by a killed run\n",
+			ret ? "cannot restore" : "restored", ret ? path : set,
+			ret ? "its value" : val);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		d = opendir(dirs[i]);
+		while (d && (de = readdir(d))) {
+			if (!guard_pid(de->d_name) || !pid_gone(guard_pid(de->d_name)))
+				continue;
+			snprintf(path, sizeof(path), "%s/%.200s", dirs[i],
+				 de->d_name);
+			if (i == 0) {
+				struct blk_nullb nb = { .powered = 1 };
+
+				snprintf(nb.cfs, sizeof(nb.cfs), "%s", path);
+				blk_nullb_destroy(&nb);
+				ret = !access(path, F_OK);
+			} else {
+				ret = rmdir(path);
+			}
+			fprintf(stderr, "# %s %s left by a killed run\n",
+				ret ? "cannot remove" : "removed", path);
+		}
+		if (d)
+			closedir(d);
+	}
 }
 
 /*

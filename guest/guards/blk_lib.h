@@ -118,10 +118,16 @@ int blk_sysfs_write(const char *path, const char *val);
 int blk_kconfig(const char *name);
 int blk_queue_get(const char *disk, const char *attr, unsigned long long *val);
 
-/* One queue attribute, saved on the first write and restored on demand. */
+/*
+ * One setting, saved on the first write and restored on demand; until
+ * then also in BLK_SAVED_DIR, from where the next guard program restores
+ * it if this one is killed first.
+ */
+#define BLK_SAVED_DIR	"/tmp/blk_guards_saved"
 struct blk_saved {
 	char path[128];
 	char val[64];
+	char file[64];
 	int saved;
 };
 

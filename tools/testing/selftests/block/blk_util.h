@@ -23,7 +23,6 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../kselftest.h"
@@ -53,13 +52,6 @@ struct blk_counts {
 	long max_bio;		/* sectors of the largest bio */
 	long short_bios;	/* bios of fewer sectors than asked */
 };
-
-static inline void blk_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* Writes the formatted value to @path: 0 or -errno. */
 static inline int blk_write(const char *path, const char *fmt, ...)
@@ -150,7 +142,7 @@ static inline int blk_nullb_remove(const char *cfs)
 	blk_write(path, "0");
 	/* The last opener may still be going away. */
 	for (i = 0; i < 100 && rmdir(cfs) && errno == EBUSY; i++)
-		blk_sleep_ms(20);
+		usleep(20000);
 	return access(cfs, F_OK) ? 0 : -EBUSY;
 }
 
@@ -164,6 +156,7 @@ static inline void blk_sweep(void)
 	struct dirent *de;
 	unsigned int i;
 	DIR *d;
+	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		d = opendir(dirs[i]);
@@ -174,24 +167,12 @@ static inline void blk_sweep(void)
 				continue;
 			snprintf(path, sizeof(path), "%s/%.100s", dirs[i],
 				 de->d_name);
-			if (i == 0 ? blk_nullb_remove(path) : rmdir(path))
-				fprintf(stderr, "# cannot remove %s left by a killed run\n",
-					path);
-			else
-				fprintf(stderr, "# removed %s left by a killed run\n",
-					path);
+			ret = i == 0 ? blk_nullb_remove(path) : rmdir(path);
+			fprintf(stderr, "# %s %s left by a killed run\n",
+				ret ? "cannot remove" : "removed", path);
 		}
 		closedir(d);
 	}
-}
-
-static inline int blk_nullb_attr(const struct blk_nullb *nb, const char *attr,
-				 unsigned long val)
-{
-	char path[192];
-
-	snprintf(path, sizeof(path), "%s/%s", nb->cfs, attr);
-	return blk_write(path, "%lu", val);
 }
 
 /*
@@ -245,10 +226,11 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
-		ret = blk_nullb_attr(nb, attrs[i].name, attrs[i].val);
+		snprintf(path, sizeof(path), "%s/%s", nb->cfs, attrs[i].name);
+		ret = blk_write(path, "%lu", attrs[i].val);
 		if (ret) {
-			snprintf(msg, msglen, "%s/%s = %lu: %s", nb->cfs,
-				 attrs[i].name, attrs[i].val, strerror(-ret));
+			snprintf(msg, msglen, "%s = %lu: %s", path,
+				 attrs[i].val, strerror(-ret));
 			goto fail;
 		}
 	}
@@ -261,7 +243,7 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 		fclose(f);
 	snprintf(nb->path, sizeof(nb->path), "/dev/%s", nb->disk);
 	for (i = 0; !ret && i < 500 && access(nb->path, F_OK); i++)
-		blk_sleep_ms(10);
+		usleep(10000);
 	if (ret || access(nb->path, F_OK)) {
 		ret = -ENODEV;
 		snprintf(msg, msglen, "%s powered on, but no %s", nb->cfs,
@@ -269,13 +251,6 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 		goto fail;
 	}
 	nb->dev = major << 20 | minor;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/logical_block_size",
-		 nb->disk);
-	if (blk_read_ll(path) != lbs) {
-		ret = -EINVAL;
-		snprintf(msg, msglen, "%s is not %u", path, lbs);
-		goto fail;
-	}
 	return 0;
 fail:
 	blk_nullb_remove(nb->cfs);

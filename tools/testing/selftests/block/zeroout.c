@@ -36,49 +36,49 @@ struct zr_dev {
 };
 
 /*
- * A null_blk without Write Zeroes, traced and open. 0, -EOPNOTSUPP (skip)
- * or -errno, the reason in @msg; on failure nothing is left behind.
+ * A null_blk without Write Zeroes, traced and open; skips if there is
+ * none to make. On failure nothing is left behind: the harness runs no
+ * teardown after a failed setup.
  */
-static int zr_setup(struct zr_dev *d, int memory_backed, char *msg,
-		    size_t msglen)
+static void zr_setup(struct __test_metadata *_metadata, struct zr_dev *d,
+		     int memory_backed)
 {
 	long long avail = blk_meminfo("MemAvailable");
+	char msg[256];
 	int ret;
 
 	d->fd = -1;
 	d->tr.dir[0] = '\0';
-	if (geteuid()) {
-		snprintf(msg, msglen, "must be run as root");
-		return -EOPNOTSUPP;
-	}
+	if (geteuid())
+		SKIP(return, "must be run as root");
 	/* The data device holds DATA_MB, and the test reads it back. */
-	if (memory_backed && avail < 4LL * DATA_MB * BLK_MiB) {
-		snprintf(msg, msglen, "MemAvailable %lld MiB, below %d MiB",
-			 avail >> 20, 4 * DATA_MB);
-		return -EOPNOTSUPP;
-	}
+	if (memory_backed && avail < 4LL * DATA_MB * BLK_MiB)
+		SKIP(return, "MemAvailable %lld MiB, below %d MiB",
+		     avail >> 20, 4 * DATA_MB);
 	blk_sweep();
 	ret = blk_nullb_create(&d->nb, "zeroout", 512,
 			       memory_backed ? DATA_MB : DEV_MB, 1280,
-			       memory_backed, msg, msglen);
-	if (ret)
-		return ret;
-	if (blk_queue_get(&d->nb, "write_zeroes_max_bytes")) {
-		snprintf(msg, msglen, "%s has Write Zeroes", d->nb.disk);
+			       memory_backed, msg, sizeof(msg));
+	if (!ret && blk_queue_get(&d->nb, "write_zeroes_max_bytes")) {
+		snprintf(msg, sizeof(msg), "%s has Write Zeroes", d->nb.disk);
 		ret = -EOPNOTSUPP;
 	}
 	if (!ret)
-		ret = blk_trace_create(&d->tr, "zeroout", &d->nb, msg, msglen);
+		ret = blk_trace_create(&d->tr, "zeroout", &d->nb, msg,
+				       sizeof(msg));
 	if (!ret) {
 		d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
 		ret = d->fd < 0 ? -errno : 0;
-		snprintf(msg, msglen, "open %s: %s", d->nb.path, strerror(-ret));
+		snprintf(msg, sizeof(msg), "open %s: %s", d->nb.path,
+			 strerror(-ret));
 	}
 	if (ret) {
 		blk_trace_destroy(&d->tr);
 		blk_nullb_destroy(&d->nb);
+		if (ret == -EOPNOTSUPP)
+			SKIP(return, "%s", msg);
+		ASSERT_EQ(0, ret) TH_LOG("%s", msg);
 	}
-	return ret;
 }
 
 static void zr_teardown(struct zr_dev *d)
@@ -96,12 +96,7 @@ FIXTURE(zeroout) {
 
 FIXTURE_SETUP(zeroout)
 {
-	char msg[256];
-	int ret = zr_setup(&self->d, 0, msg, sizeof(msg));
-
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	zr_setup(_metadata, &self->d, 0);
 }
 
 FIXTURE_TEARDOWN(zeroout)
@@ -116,12 +111,7 @@ FIXTURE(zeroout_data) {
 
 FIXTURE_SETUP(zeroout_data)
 {
-	char msg[256];
-	int ret = zr_setup(&self->d, 1, msg, sizeof(msg));
-
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, "%s", msg);
-	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	zr_setup(_metadata, &self->d, 1);
 }
 
 FIXTURE_TEARDOWN(zeroout_data)
@@ -141,6 +131,9 @@ static int zero(struct zr_dev *d, unsigned long long start,
 		ret = -errno;
 	if (!ret)
 		ret = blk_trace_stop(&d->tr, 0, c);
+	if (!ret)
+		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, the largest %ld KiB\n",
+			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
 	return ret;
 }
 
@@ -153,8 +146,6 @@ TEST_F(zeroout, huge_folio)
 		SKIP(return, "no huge zero folio: no THP, or use_zero_page is 0");
 	ret = zero(&self->d, 0, 1ULL << 30, &c);
 	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
-	ksft_print_msg("BLKZEROOUT of 1 GiB on %s: %ld bios, the largest %ld KiB\n",
-		       self->d.nb.disk, c.bios, c.max_bio >> 1);
 	ksft_print_msg("pass iff at most 128 bios (1024 of ZERO_PAGE bvecs)\n");
 	EXPECT_GE(128, c.bios);
 }
@@ -166,8 +157,6 @@ TEST_F(zeroout, bio_bytes)
 
 	ret = zero(&self->d, 0, 1ULL << 30, &c);
 	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
-	ksft_print_msg("BLKZEROOUT of 1 GiB on %s: %ld bios, the largest %ld KiB\n",
-		       self->d.nb.disk, c.bios, c.max_bio >> 1);
 	ksft_print_msg("pass iff no bio above %d MiB\n", MAX_BIO_MB);
 	EXPECT_GE(MAX_BIO_MB * 2048L, c.max_bio);
 }
@@ -194,8 +183,7 @@ TEST_F(zeroout_data, zeroes)
 		if (buf[i] != (i >= start && i < end ? 0 : 0xa5) && !bad++)
 			ksft_print_msg("first wrong byte at %llu: %#x\n", i,
 				       buf[i]);
-	ksft_print_msg("BLKZEROOUT of [%llu, %llu) on %s in %ld bios: %llu wrong bytes\n",
-		       start, end, self->d.nb.disk, c.bios, bad);
+	ksft_print_msg("%llu wrong bytes\n", bad);
 	munmap(buf, len);
 	EXPECT_EQ(0, bad);
 }
