@@ -10,7 +10,7 @@
 # to OUTDIR/runs/KERNEL-rN/. Device settings LBS:LAT_US:QD:MBPS: 10, 50
 # and 200 us per command at queue depth 1 (a bracket from fast NVMe to
 # eMMC-like devices, not a model of one), 50 us at queue depth 32, 50 us
-# on 512-byte blocks, 50 us at 500 MB/s; 3 rounds, 3 timed runs per case
+# on 512-byte blocks, 50 us at 500 MB/s; 3 rounds, 1 timed run per case
 # and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
 # runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
 # The guests run on instruction-counted time (scripts/boot.sh ICOUNT,
@@ -18,7 +18,9 @@
 # skips to its next timer): a command costs exactly the latency set, the
 # CPU's work its instructions, and neither depends on the host's load, so
 # timed runs repeat to the microsecond where wall-clock time under TCG
-# varied 3-fold between boots. QEMU runs under nice. A failed boot is reported and the rounds go on;
+# varied 3-fold between boots; hence one timed run per boot, and the
+# rounds show what varies between boots. QEMU runs under nice. A failed
+# boot is reported and the rounds go on;
 # the exit status is 1 if any failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -30,7 +32,7 @@ if wb_bool QUICK; then
 	rounds=${ROUNDS:-1} reps=${REPS:-2} zero_mib=${ZERO_MIB:-256}
 	settings=${SETTINGS:-4096:50:1:0 4096:50:32:500}
 else
-	rounds=${ROUNDS:-3} reps=${REPS:-3} zero_mib=${ZERO_MIB:-4096}
+	rounds=${ROUNDS:-3} reps=${REPS:-1} zero_mib=${ZERO_MIB:-4096}
 	settings=${SETTINGS:-4096:10:1:0 4096:50:1:0 4096:200:1:0 4096:50:32:0 512:50:1:0 4096:50:1:500}
 fi
 # A 4 GiB null_blk that keeps nothing: the guest needs no more memory.

@@ -17,9 +17,11 @@ set -u
 # What the tests make and name after their process (the series'
 # blk_util.h; the guards' blk_lib.c), and the settings the guards saved.
 made() {
-	for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* \
-		 /tmp/blk_guards_saved/*; do
-		[ -e "$d" ] && printf ' %s' "${d##*/}"
+	for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/*; do
+		[ -d "$d" ] && printf ' %s' "${d##*/}"
+	done
+	for f in /tmp/blk_guards_saved/*; do
+		[ -f "$f" ] && printf ' saved:%s' "${f##*/}"
 	done
 }
 
@@ -29,6 +31,15 @@ pids() {
 	for p in /proc/[0-9]*; do
 		read -r _ c st _ 2>/dev/null <"$p/stat" || continue
 		[ "$c" = "($1)" ] && [ "$st" != Z ] && printf ' %s' "${p#/proc/}"
+	done
+}
+
+# Waits up to 10 minutes for every process named $1 to end.
+gone() {
+	i=0
+	while [ -n "$(pids "$1")" ] && [ $i -lt 600 ]; do
+		sleep 1
+		i=$((i + 1))
 	done
 }
 
@@ -71,14 +82,13 @@ kill_one() {
 		kill -KILL $(pids "$prog") 2>/dev/null
 	fi
 	wait $pid 2>/dev/null
+	# The next run comes once the killed one is gone (SIGKILL waits for
+	# an I/O in flight): what a process still going made is not swept.
+	gone "$prog"
 	# shellcheck disable=SC2086
 	./$prog $again >/tmp/kill-again.log 2>&1
 	rc=$?
-	i=0
-	while [ -n "$(pids "$prog")" ] && [ $i -lt 600 ]; do
-		sleep 1
-		i=$((i + 1))
-	done
+	gone "$prog"
 	swept=$(grep -c -E '(removed|restored) .* left by a killed run' /tmp/kill-again.log)
 	left=$(made)
 	what="kill -$sig of $prog ${first:-(all cases)} while it had${seen:- nothing made yet}, then ${again:-a second run}"

@@ -40,9 +40,11 @@ else
 	echo "not ok - bystander $keep was written by the tests: md5 ${before%% *} before, ${after%% *} after"
 fi
 left=
-for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* \
-	 /tmp/blk_guards_saved/*; do
-	[ -e "$d" ] && left="$left ${d##*/}"
+for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/*; do
+	[ -d "$d" ] && left="$left ${d##*/}"
+done
+for f in /tmp/blk_guards_saved/*; do
+	[ -f "$f" ] && left="$left saved:${f##*/}"
 done
 for d in /sys/block/sd*; do
 	[ -r "$d/device/model" ] && grep -q scsi_debug "$d/device/model" &&

@@ -132,7 +132,7 @@ static int zero(struct zr_dev *d, unsigned long long start,
 	if (!ret)
 		ret = blk_trace_stop(&d->tr, 0, c);
 	if (!ret)
-		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, the largest %ld KiB\n",
+		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, max %ld KiB\n",
 			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
 	return ret;
 }
