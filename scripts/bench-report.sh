@@ -9,7 +9,9 @@
 # Prints the table.
 #
 # On these devices a request costs LAT microseconds and at most QD are in
-# flight; bytes cost 1/MBPS microseconds each when MBPS is set. The model:
+# flight; a MiB costs 1/MBPS seconds when MBPS is set (null_blk's
+# mbps is MiB/s, admitted in whole requests per 20 ms tick, so large
+# requests see less of it). The model:
 # requests x LAT / min(QD, requests per I/O) + bytes / MBPS, the time the
 # device alone needs. ratio: patched / baseline of the medians; "apart"
 # when their min-max ranges do not overlap, else "overlap" (a difference
@@ -51,7 +53,7 @@ END {
 			med = r % 2 ? a[(r + 1) / 2] : (a[r / 2] + a[r / 2 + 1]) / 2
 			split(counts[id], x, " ")
 			per = x[2] / (ios[s, c] > 0 ? ios[s, c] : 1); par = d[3] < per ? d[3] : per; if (par < 1) par = 1
-			model = x[2] * d[2] / 1e6 / par + (d[4] > 0 ? bytes[s, c] / (d[4] * 1e6) : 0)
+			model = x[2] * d[2] / 1e6 / par + (d[4] > 0 ? bytes[s, c] / (d[4] * 1048576) : 0)
 			printf "%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%.4f\t%s\n", s, c, kb[s, c], k, r, med, a[1], a[r], x[1], x[2], x[3], model, (id in varies) ? "varies" : "-"
 		}
 	}
@@ -71,7 +73,7 @@ table=$out/table.md
 	END {
 		for (i = 1; i <= ns; i++) {
 			s = so[i]; split(s, d, ":")
-			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MB/s" : "no bandwidth limit")
+			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MiB/s" : "no bandwidth limit")
 			print "| case | max_sectors_kb | requests b / p | bios b / p | pages pinned b / p | seconds baseline | seconds patched | ratio | ranges | model b / p |"
 			print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 			for (j = 1; j <= nc[s]; j++) {

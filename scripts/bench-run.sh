@@ -10,7 +10,7 @@
 # to OUTDIR/runs/KERNEL-rN/. Device settings LBS:LAT_US:QD:MBPS: 10, 50
 # and 200 us per command at queue depth 1 (a bracket from fast NVMe to
 # eMMC-like devices, not a model of one), 50 us at queue depth 32, 50 us
-# on 512-byte blocks, 50 us at 500 MB/s; 3 rounds, 1 timed run per case
+# on 512-byte blocks, 50 us at 500 MiB/s; 3 rounds, 1 timed run per case
 # and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
 # runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
 # The guests run on instruction-counted time (scripts/boot.sh ICOUNT,

@@ -6,7 +6,7 @@
  * make bench's guest program. For each SETTING it makes a null_blk whose
  * every command takes LAT_US microseconds (irqmode=2, completion_nsec),
  * with at most QD of them in flight (hw_queue_depth) and at most MBPS
- * MB/s (mbps), of LBS-byte blocks, not memory-backed; then runs each case
+ * MiB/s (mbps), of LBS-byte blocks, not memory-backed; then runs each case
  * on it once traced (bios and requests from the block tracepoints, pages
  * pinned from nr_foll_pin_acquired) and REPS times timed (CLOCK_MONOTONIC
  * around the I/O alone), and prints
