@@ -63,10 +63,10 @@ table=$out/table.md
 {
 	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG on $(nproc) host cores; $(grep -h '^NBINFO' "${raw[@]}" | sort -u | sed 's/^NBINFO //' | paste -sd';' | sed 's/;/; /g')"
 	[ ! -f "$out/kernels.txt" ] || echo "built from: $(paste -sd';' "$out/kernels.txt" | sed 's/;/; /g')"
-	echo "seconds: median [min-max] of every timed run of every round; model: the device's time alone"
+	echo "ms: median [min-max] of every timed run of every round; model: the device's time alone"
 	echo "(requests x latency / min(QD, requests per I/O) + bytes / bandwidth)."
 	awk -F'\t' '
-	function r(v) { return sprintf("%.3f", v) }
+	function r(v) { return sprintf("%.1f", v * 1000) }
 	NR > 1 && $4 == "baseline" { b[$1, $2] = $0 }
 	NR > 1 && $4 == "patched" { p[$1, $2] = $0 }
 	NR > 1 && !(($1, $2) in seen) { seen[$1, $2] = 1; if (!($1 in sset)) { sset[$1] = 1; so[++ns] = $1 } co[$1, ++nc[$1]] = $2 }
@@ -74,7 +74,7 @@ table=$out/table.md
 		for (i = 1; i <= ns; i++) {
 			s = so[i]; split(s, d, ":")
 			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MiB/s" : "no bandwidth limit")
-			print "| case | max_sectors_kb | requests b / p | bios b / p | pages pinned b / p | seconds baseline | seconds patched | ratio | ranges | model b / p |"
+			print "| case | max_sectors_kb | requests b / p | bios b / p | pages pinned b / p | ms baseline | ms patched | ratio | ranges | model ms b / p |"
 			print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 			for (j = 1; j <= nc[s]; j++) {
 				c = co[s, j]; split(b[s, c], x, "\t"); split(p[s, c], y, "\t")
