@@ -21,6 +21,14 @@
  *   bio1m     64 reads of 1 MiB from single pages (one bio each)
  *   ublk-32   1024 reads of 64 KiB at 32 KiB (the 2023 posting's ublk case)
  *   zero      BLKZEROOUT of ZERO_MIB MiB (no Write Zeroes on null_blk)
+ *   fio-{r,w}{64m,1m}-96  fio's sequential O_DIRECT reads and writes of
+ *             64 MiB in I/Os of 64 MiB or 1 MiB at 96 KiB (psync, fio's
+ *             own buffers); timed by fio (mean latency x I/Os), so that
+ *             fio's start is not
+ *   mkfs      mke2fs -t ext4 of a 256 MiB file system, inode tables and
+ *             journal zeroed (lazy_itable_init=0, lazy_journal_init=0:
+ *             fallocate ZERO_RANGE, the zeroout path); timed as a whole
+ *             command, mke2fs's own work included
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +39,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,7 +47,8 @@
 
 #define IO_LEN		(64 * BLK_MiB)
 
-enum kind { READ_SINGLE, WRITE_SINGLE, READ_THP, ZERO };
+enum kind { READ_SINGLE, WRITE_SINGLE, READ_THP, ZERO, FIO_READ, FIO_WRITE,
+	     MKFS };
 
 static const struct bench_case {
 	const char *name;
@@ -58,6 +68,11 @@ static const struct bench_case {
 	{ "bio1m", READ_SINGLE, 0, 64 },
 	{ "ublk-32", READ_SINGLE, 32, 1024 },
 	{ "zero", ZERO, 0, 1 },
+	{ "fio-r64m-96", FIO_READ, 96, 1 },
+	{ "fio-w64m-96", FIO_WRITE, 96, 1 },
+	{ "fio-r1m-96", FIO_READ, 96, 64 },
+	{ "fio-w1m-96", FIO_WRITE, 96, 64 },
+	{ "mkfs", MKFS, 0, 1 },
 };
 
 /*
@@ -78,17 +93,75 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* One run of @c on @fd: 0 or -errno. */
-static int run(const struct bench_case *c, int fd, char *single, char *thp,
-	       unsigned long long zero_bytes)
+/*
+ * fio's run of @c on @path: the seconds its I/Os took, the mean latency of
+ * its terse output (version 3: field 40 for reads, 81 for writes, in us)
+ * times their number; -1 if fio failed.
+ */
+static double run_fio(const struct bench_case *c, const char *path)
+{
+	int write = c->kind == FIO_WRITE, i;
+	char cmd[320], line[4096], *f, *save;
+	double mean = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "fio --name=nb --filename=%s --direct=1 --ioengine=psync --rw=%s --bs=%llu --size=%llu --output-format=terse --terse-version=3 2>/dev/null",
+		 path, write ? "write" : "read",
+		 (unsigned long long)IO_LEN / c->ios, (unsigned long long)IO_LEN);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (fgets(line, sizeof(line), p))
+		for (i = 1, f = strtok_r(line, ";", &save); f;
+		     f = strtok_r(NULL, ";", &save), i++)
+			if (i == (write ? 81 : 40))
+				mean = strtod(f, NULL);
+	if (pclose(p))
+		return -1;
+	return mean < 0 ? -1 : mean * c->ios / 1e6;
+}
+
+/*
+ * mke2fs of 256 MiB of @path, exec'd from PATH (through a shell, busybox's own mke2fs
+ * applet would run): 0 if it succeeded.
+ */
+static int mkfs(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("mke2fs", "mke2fs", "-q", "-F", "-t", "ext4", "-E",
+		       "nodiscard,lazy_itable_init=0,lazy_journal_init=0",
+		       path, "256M", (char *)NULL);
+		_exit(127);
+	}
+	return waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	       WEXITSTATUS(status);
+}
+
+/*
+ * One run of @c on @fd (@path): its seconds, or -1. The I/O alone is
+ * timed, but for fio (its own figure) and mkfs (the whole command).
+ */
+static double run(const struct bench_case *c, int fd, const char *path,
+		  char *single, char *thp, unsigned long long zero_bytes)
 {
 	size_t len = IO_LEN / c->ios;
 	unsigned long long range[2] = { 0, zero_bytes };
 	unsigned int i;
+	double t0 = now();
 	ssize_t n;
 
+	if (c->kind == FIO_READ || c->kind == FIO_WRITE)
+		return run_fio(c, path);
+	if (c->kind == MKFS)
+		return mkfs(path) ? -1 : now() - t0;
 	if (c->kind == ZERO)
-		return ioctl(fd, BLKZEROOUT, range) ? -errno : 0;
+		return ioctl(fd, BLKZEROOUT, range) ? -1 : now() - t0;
 	for (i = 0; i < c->ios; i++) {
 		char *buf = (c->kind == READ_THP ? thp : single) + i * len;
 
@@ -97,9 +170,9 @@ static int run(const struct bench_case *c, int fd, char *single, char *thp,
 		else
 			n = pread(fd, buf, len, (off_t)i * len);
 		if (n != (ssize_t)len)
-			return n < 0 ? -errno : -EIO;
+			return -1;
 	}
-	return 0;
+	return now() - t0;
 }
 
 static int bench_setting(const char *set, int reps, unsigned int zero_mib,
@@ -144,7 +217,7 @@ static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 		struct blk_trace_sum s;
 		long long pins;
 		size_t off = 0;
-		double t0;
+		double dt;
 
 		if (blk_queue_set_saved(&saved, nb.disk, "max_sectors_kb", kb)) {
 			fprintf(stderr, "nullb_bench: %s: max_sectors_kb %u refused\n",
@@ -154,9 +227,11 @@ static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 		}
 		blk_trace_clear(&t);
 		pins = pins_now();
-		if (run(c, fd, single, thp, (unsigned long long)zero_mib << 20) ||
+		if (run(c, fd, nb.path, single, thp,
+			(unsigned long long)zero_mib << 20) < 0 ||
 		    blk_trace_collect(&t, c->kind == READ_SINGLE ||
-				      c->kind == READ_THP ? 'R' : 'W', &s)) {
+				      c->kind == READ_THP ||
+				      c->kind == FIO_READ ? 'R' : 'W', &s)) {
 			fprintf(stderr, "nullb_bench: %s: %s failed\n", set, c->name);
 			ret = 1;
 			continue;
@@ -164,19 +239,22 @@ static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 		pins = pins_now() - pins;
 		secs[0] = '\0';
 		for (r = 0; r < (unsigned int)reps; r++) {
-			t0 = now();
-			if (run(c, fd, single, thp, (unsigned long long)zero_mib << 20)) {
+			dt = run(c, fd, nb.path, single, thp,
+				 (unsigned long long)zero_mib << 20);
+			if (dt < 0) {
 				fprintf(stderr, "nullb_bench: %s: %s run %u failed\n",
 					set, c->name, r);
 				ret = 1;
 				break;
 			}
 			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
-					r ? "," : "", now() - t0);
+					r ? "," : "", dt);
 		}
+		/* mkfs: bytes unknown, the model counts its requests only. */
 		printf("NB set=%s case=%s kb=%u ios=%u bytes=%llu bios=%ld rqs=%ld pins=%lld secs=%s\n",
 		       set, c->name, kb, c->ios,
-		       c->kind == ZERO ? (unsigned long long)zero_mib << 20 : IO_LEN,
+		       c->kind == ZERO ? (unsigned long long)zero_mib << 20 :
+		       c->kind == MKFS ? 0 : IO_LEN,
 		       s.bios, s.rqs, pins, secs);
 		fflush(stdout);
 	}
