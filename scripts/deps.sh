@@ -11,7 +11,7 @@ set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       flex bison bc libelf-dev libssl-dev ccache quilt cpio xz-utils
       rsync python3 trace-cmd blktrace gnuplot-nox sparse git-email
-      python3-aiosmtpd shellcheck e2fsprogs util-linux gcc make perl
+      python3-aiosmtpd shellcheck e2fsprogs xfsprogs util-linux gcc make perl
       libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
       python3-ply python3-git b4)
 # make check only: cross compilers and clang (WB_LLVM: Linux 7.0 needs 15).
@@ -20,7 +20,7 @@ if [ "${1:-}" = check ]; then
 	       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM")
 fi
 if [ "${1:-}" = blktests ]; then
-	pkgs+=(bash coreutils gawk kmod xfsprogs nvme-cli diffutils findutils
+	pkgs+=(bash coreutils gawk kmod nvme-cli diffutils findutils
 	       grep gzip sed procps psmisc bsdextrautils)
 fi
 

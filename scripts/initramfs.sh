@@ -1,9 +1,9 @@
 #!/bin/bash
 # Usage: scripts/initramfs.sh KSELFTEST_DIR OUT.cpio
 # Packs the guest userland into an uncompressed initramfs: busybox-static,
-# guest/init, fio, mke2fs and the host programs the tests use with their shared
-# libraries (as ldd lists them), and the installed kselftests
-# (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
+# guest/init, fio, mke2fs, mkfs.xfs and the host programs the tests use
+# with their shared libraries (as ldd lists them), and the installed
+# kselftests (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +20,9 @@ for applet in $("$root/bin/busybox" --list); do
 done
 install -m 755 "$here/guest/init" "$root/init"
 
-# mke2fs (and its configuration): dio_io's ext4 cases and make bench.
-progs=(fio mke2fs)
+# mke2fs (and its configuration): dio_io's ext4 cases and make bench;
+# mkfs.xfs: the zeroing selftest's XFS case (zeroout.iomap_zero).
+progs=(fio mke2fs mkfs.xfs)
 for p in "${progs[@]}"; do
 	path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$p") ||
 		{ echo "initramfs: $p not installed" >&2; exit 1; }

@@ -7,7 +7,9 @@
 # a bare repository, the release tarball unpacked once and committed:
 # VERSION 6.12 is Debian's linux-source-6.12, 7.1 is ../shared/linux-7.0.tar.xz
 # with ../shared/patch-7.0-7.1.5.xz applied (Linux 7.1.5; LINUX_7_0_TARBALL
-# and LINUX_7_1_PATCH override the paths).
+# and LINUX_7_1_PATCH override the paths). The base of both worktrees is
+# that release with the series' prerequisites applied (scripts/apply-prereq.sh);
+# BUILD_DIR/release-commit names the release, BUILD_DIR/base-commit the base.
 # Fails early when the disk has too little room for the workbench.
 # Prints the exact kernel version. Idempotent.
 set -euo pipefail
@@ -95,6 +97,15 @@ case $version in
 "$want"|"$want".*) ;;
 *) echo "kernel-tree: $src is Linux $version, BASE=$want wants $want" >&2; exit 1 ;;
 esac
+
+# The series' prerequisites (patches/vVERSION/prereq, if any: mainline's
+# own fixes that the release lacks) go on top of the release: the result
+# is the base of the series and of the unpatched kernel.
+echo "$base" > "$build/release-commit"
+prereq=$(realpath "$(dirname "$0")/../patches/v$want/prereq")
+if [ -f "$prereq/series" ]; then
+	base=$("$(dirname "$0")/apply-prereq.sh" "$src" "$base" "$prereq")
+fi
 
 base_tree=$(wb_tree "$build" base)
 wb_worktree_add "$src" "$base_tree" "$base" --detach

@@ -6,10 +6,15 @@
 # stops, naming FROM=, before anything else.
 # Writes the outgoing mails to BUILD_DIR/outgoing: the cover letter
 # (PATCHDIR/0000-cover-letter.patch, or the file $COVER) and the patches
-# of PATCHDIR/series, with subjects "[PATCH vN m/n]": N is $V, else the vN
-# of the cover letter's subject, else 3 (this is the series' third
-# posting: v1 and v2 were the earlier authors' versions). The cover letter
-# must carry "base-commit: BASE"; it is added if missing. Every mail is
+# of PATCHDIR/series, with subjects "[PATCH m/n]", or "[PATCH vN m/n]"
+# when $V or the cover letter's subject gives a version N (a first posting
+# has none). The cover letter must carry "base-commit: BASE"; it is added
+# if missing. When BASE is a release with the series' prerequisites on
+# top (BUILD_DIR/release-commit, scripts/apply-prereq.sh), BASE exists in
+# no public tree: the cover letter must then name the release's public id
+# as its base-commit and carry one "prerequisite-patch-id:" line per
+# prerequisite, as git format-patch --base writes them; those are checked
+# against the prerequisites' commits. Every mail is
 # From: the sender (so git am makes the sender the author); in the
 # patches the placeholder's Signed-off-by becomes the sender's, added if
 # there was none; the other trailers (Suggested-by: the original
@@ -52,16 +57,26 @@ if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 	exit 1
 fi
 v=${V:-$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' "$cover")}
-v=${v:-3}
-[[ $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
-tag="PATCH v$v"
+[[ -z $v || $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
+tag="PATCH${v:+ v$v}"
 cover_base=$(sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "$cover")
+release=$(cat "$build/release-commit" 2>/dev/null || true)
 fixed=$dir/recipients
 if [ -f "$fixed" ]; then
 	tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) [0-9]+\/[0-9]+\].*/\1/p;q}' "$cover")
 	[ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
 	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
+elif [ -n "$release" ] && [ "$(git -C "$patched" rev-parse "$release")" != "$(git -C "$patched" rev-parse "$base")" ]; then
+	want=$(git -C "$patched" rev-list --reverse "$release..$base" | while read -r c; do
+		git -C "$patched" show "$c" | git patch-id --stable | sed 's/ .*//'
+	done)
+	have=$(sed -nE 's/^prerequisite-patch-id: *([0-9a-f]+).*/\1/p' "$cover")
+	if [ -z "$cover_base" ] || [ "$want" != "$have" ]; then
+		echo "send-series: the series is on $(git -C "$patched" rev-list --count "$release..$base") prerequisites; $cover must say base-commit: (the release's public id) and these lines:" >&2
+		awk '{ print "  prerequisite-patch-id: " $0 }' <<<"$want" >&2
+		exit 1
+	fi
 elif [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit}" 2>/dev/null)" != "$(git -C "$patched" rev-parse "$base")" ]; then
 	echo "send-series: $cover says base-commit: $cover_base, but the series is on $base" >&2
 	exit 1

@@ -29,6 +29,7 @@
 
 #define NULLB_CFS	"/sys/kernel/config/nullb"
 #define BLK_TRACEFS	"/sys/kernel/tracing"
+#define BLK_MNTDIR	"/tmp"
 #define BLK_PREFIX	"ksft_blk_"
 #define BLK_MiB		(1024UL * 1024)
 /* BIO_MAX_VECS: a direct I/O bio of single pages holds this many. */
@@ -146,11 +147,28 @@ static inline int blk_nullb_remove(const char *cfs)
 	return access(cfs, F_OK) ? 0 : -EBUSY;
 }
 
-/* Removes the devices and trace instances of earlier runs that were killed. */
+/*
+ * Unmounts and removes a mount point of a killed run: only a directory
+ * that root owns, so that no other user's file is touched.
+ */
+static inline int blk_mnt_remove(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid)
+		return -EPERM;
+	umount2(path, MNT_DETACH);
+	return rmdir(path) ? -errno : 0;
+}
+
+/*
+ * Removes the mount points, devices and trace instances of earlier runs
+ * that were killed, in that order: a device goes once nothing mounts it.
+ */
 static inline void blk_sweep(void)
 {
 	static const char * const dirs[] = {
-		NULLB_CFS, BLK_TRACEFS "/instances",
+		BLK_MNTDIR, NULLB_CFS, BLK_TRACEFS "/instances",
 	};
 	char path[192];
 	struct dirent *de;
@@ -167,7 +185,12 @@ static inline void blk_sweep(void)
 				continue;
 			snprintf(path, sizeof(path), "%s/%.100s", dirs[i],
 				 de->d_name);
-			ret = i == 0 ? blk_nullb_remove(path) : rmdir(path);
+			if (i == 0)
+				ret = blk_mnt_remove(path);
+			else if (i == 1)
+				ret = blk_nullb_remove(path);
+			else
+				ret = rmdir(path);
 			fprintf(stderr, "# %s %s left by a killed run\n",
 				ret ? "cannot remove" : "removed", path);
 		}

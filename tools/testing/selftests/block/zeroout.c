@@ -15,6 +15,15 @@
  *   zeroes (guard): a zeroed range that starts and ends off a page reads
  *   back as zeroes, and the blocks around it keep their data.
  *
+ *   iomap_zero (guard): once zeroing took the huge zero folio, sub-block
+ *   O_DIRECT writes into holes of an XFS file on a device with stable
+ *   writes, whose padding iomap writes from largest_zero_folio() through
+ *   bounced bios, read back right and put no folio they do not own. A
+ *   kernel that hands iomap the huge zero folio without skipping it in
+ *   bio_free_folios() frees it: a VM_BUG_ON with CONFIG_DEBUG_VM, else
+ *   "Bad page state" and, once the freed memory is reused (the test
+ *   fills 64 MiB of its own to that end), padding that is not zeroes.
+ *
  * Needs root, null_blk (made here, removed in the teardown) and the block
  * trace events. huge_folio skips if there is no huge zero folio to take:
  * no THP, or transparent_hugepage/use_zero_page at 0 (read, never set).
@@ -28,6 +37,10 @@
 #define DEV_MB		1024
 #define DATA_MB		64
 #define MAX_BIO_MB	16
+/* mkfs.xfs makes no file system below 300 MiB. */
+#define XFS_MB		512
+#define XFS_WRITES	256
+#define XFS_STRIDE	(64 * 1024)
 
 struct zr_dev {
 	struct blk_nullb nb;
@@ -135,6 +148,146 @@ static int zero(struct zr_dev *d, unsigned long long start,
 		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, max %ld KiB\n",
 			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
 	return ret;
+}
+
+/*
+ * An XFS on a memory-backed null_blk with stable writes, mounted at
+ * /tmp/ksft_blk_PID_xfs, after a BLKZEROOUT of 8 MiB on the device that
+ * takes the huge zero folio where the kernel can.
+ */
+FIXTURE(zeroout_xfs) {
+	struct blk_nullb nb;
+	char mnt[64];
+};
+
+/*
+ * Everything but the mount, with the reason of a failure in @msg; on
+ * failure the device is gone again (the harness runs no teardown after a
+ * failed setup).
+ */
+static int xfs_make(struct blk_nullb *nb, char *msg, size_t len)
+{
+	unsigned long long range[2] = { 0, 8 * BLK_MiB };
+	char cmd[160];
+	int fd, ret;
+
+	ret = blk_nullb_create(nb, "xfs", 512, XFS_MB, 1280, 1, msg, len);
+	if (ret)
+		return ret;
+	ret = blk_queue_set(nb, "stable_writes", 1);
+	if (ret) {
+		snprintf(msg, len, "%s stable_writes: %s", nb->disk,
+			 strerror(-ret));
+		goto fail;
+	}
+	fd = open(nb->path, O_RDWR);
+	ret = fd < 0 || ioctl(fd, BLKZEROOUT, range) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		snprintf(msg, len, "BLKZEROOUT on %s: %s", nb->path,
+			 strerror(-ret));
+		goto fail;
+	}
+	snprintf(cmd, sizeof(cmd), "mkfs.xfs -f -q %s", nb->path);
+	if (system(cmd)) {
+		snprintf(msg, len, "%s failed", cmd);
+		ret = -EIO;
+		goto fail;
+	}
+	return 0;
+fail:
+	blk_nullb_destroy(nb);
+	return ret;
+}
+
+FIXTURE_SETUP(zeroout_xfs)
+{
+	char msg[256];
+	int ret;
+
+	self->mnt[0] = '\0';
+	if (geteuid())
+		SKIP(return, "must be run as root");
+	if (system("command -v mkfs.xfs >/dev/null"))
+		SKIP(return, "no mkfs.xfs (xfsprogs)");
+	if (blk_meminfo("MemAvailable") < 256LL * BLK_MiB)
+		SKIP(return, "MemAvailable below 256 MiB");
+	blk_sweep();
+	ret = xfs_make(&self->nb, msg, sizeof(msg));
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	snprintf(self->mnt, sizeof(self->mnt), BLK_MNTDIR "/" BLK_PREFIX "%d_xfs",
+		 getpid());
+	ret = mkdir(self->mnt, 0700) ? errno : 0;
+	if (!ret && mount(self->nb.path, self->mnt, "xfs", 0, NULL)) {
+		ret = errno;
+		rmdir(self->mnt);
+	}
+	if (ret) {
+		self->mnt[0] = '\0';
+		blk_nullb_destroy(&self->nb);
+		if (ret == ENODEV)
+			SKIP(return, "no XFS in this kernel (CONFIG_XFS_FS)");
+		ASSERT_EQ(0, ret) TH_LOG("mount: %s", strerror(ret));
+	}
+}
+
+FIXTURE_TEARDOWN(zeroout_xfs)
+{
+	if (self->mnt[0]) {
+		if (umount(self->mnt))
+			umount2(self->mnt, MNT_DETACH);
+		rmdir(self->mnt);
+	}
+	blk_nullb_destroy(&self->nb);
+}
+
+TEST_F(zeroout_xfs, iomap_zero)
+{
+	const size_t bait_len = 64 * BLK_MiB;
+	unsigned char *buf, *bait = MAP_FAILED;
+	unsigned long long bad = 0;
+	char file[96];
+	int fd, i, j;
+
+	snprintf(file, sizeof(file), "%s/f", self->mnt);
+	fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_DIRECT, 0600);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", file, strerror(errno));
+	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0x5a, 512);
+	for (i = 0; i < XFS_WRITES; i++) {
+		/* Memory a freed huge zero folio would be handed out as. */
+		if (i == XFS_WRITES / 4) {
+			bait = mmap(NULL, bait_len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			ASSERT_NE(MAP_FAILED, bait);
+			memset(bait, 0xa5, bait_len);
+		}
+		ASSERT_EQ(512, pwrite(fd, buf, 512,
+				      (off_t)i * XFS_STRIDE + 512))
+			TH_LOG("write %d: %s", i, strerror(errno));
+	}
+	for (i = 0; i < XFS_WRITES; i++) {
+		/* The last block ends at the end of the file. */
+		int len = i == XFS_WRITES - 1 ? 1024 : 4096;
+
+		ASSERT_EQ(len, pread(fd, buf, 4096, (off_t)i * XFS_STRIDE));
+		for (j = 0; j < len; j++)
+			if (buf[j] != (j >= 512 && j < 1024 ? 0x5a : 0) &&
+			    !bad++)
+				ksft_print_msg("block %d byte %d: %#x\n", i, j,
+					       buf[j]);
+	}
+	ksft_print_msg("%d writes of 512 bytes into holes of an XFS file with stable writes: %llu wrong bytes\n",
+		       XFS_WRITES, bad);
+	munmap(bait, bait_len);
+	munmap(buf, 4096);
+	close(fd);
+	EXPECT_EQ(0, bad);
 }
 
 TEST_F(zeroout, huge_folio)
