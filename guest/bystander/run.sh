@@ -40,7 +40,7 @@ else
 	echo "not ok - bystander $keep was written by the tests: md5 ${before%% *} before, ${after%% *} after"
 fi
 left=
-for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/*; do
+for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* /tmp/ksft_blk_*; do
 	[ -d "$d" ] && left="$left ${d##*/}"
 done
 for f in /tmp/blk_guards_saved/*; do

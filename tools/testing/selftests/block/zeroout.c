@@ -31,6 +31,8 @@
 #define _GNU_SOURCE
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include "../kselftest_harness.h"
 #include "blk_util.h"
 
@@ -161,6 +163,29 @@ FIXTURE(zeroout_xfs) {
 };
 
 /*
+ * mkfs.xfs on @dev: 0, or -EIO. It dies with the test, so that a killed
+ * run leaves no mkfs holding its device.
+ */
+static int xfs_mkfs(const char *dev)
+{
+	pid_t parent = getpid(), pid;
+	int status;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(126);
+		execlp("mkfs.xfs", "mkfs.xfs", "-f", "-q", dev, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/*
  * Everything but the mount, with the reason of a failure in @msg; on
  * failure the device is gone again (the harness runs no teardown after a
  * failed setup).
@@ -168,7 +193,6 @@ FIXTURE(zeroout_xfs) {
 static int xfs_make(struct blk_nullb *nb, char *msg, size_t len)
 {
 	unsigned long long range[2] = { 0, 8 * BLK_MiB };
-	char cmd[160];
 	int fd, ret;
 
 	ret = blk_nullb_create(nb, "xfs", 512, XFS_MB, 1280, 1, msg, len);
@@ -189,10 +213,9 @@ static int xfs_make(struct blk_nullb *nb, char *msg, size_t len)
 			 strerror(-ret));
 		goto fail;
 	}
-	snprintf(cmd, sizeof(cmd), "mkfs.xfs -f -q %s", nb->path);
-	if (system(cmd)) {
-		snprintf(msg, len, "%s failed", cmd);
-		ret = -EIO;
+	ret = xfs_mkfs(nb->path);
+	if (ret) {
+		snprintf(msg, len, "mkfs.xfs -f -q %s failed", nb->path);
 		goto fail;
 	}
 	return 0;
@@ -282,7 +305,7 @@ TEST_F(zeroout_xfs, iomap_zero)
 				ksft_print_msg("block %d byte %d: %#x\n", i, j,
 					       buf[j]);
 	}
-	ksft_print_msg("%d writes of 512 bytes into holes of an XFS file with stable writes: %llu wrong bytes\n",
+	ksft_print_msg("%d writes of 512 bytes into XFS holes, stable writes: %llu bad bytes\n",
 		       XFS_WRITES, bad);
 	munmap(bait, bait_len);
 	munmap(buf, 4096);
