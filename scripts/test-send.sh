@@ -137,16 +137,20 @@ check "received $((n + 1)) mails (cover letter and $n patches)" test "$(wc -l <"
 subjects() {
 	local want_v bad=0 i=0
 	want_v=$(head -n 1 "$work/received.tsv" | cut -f3)
-	[ "$want_v" = "${V:-none}" ] || { echo "version $want_v, V=${V:-none}"; bad=1; }
+	# V=, else the cover letter's version, else none (a first posting).
+	cover_v=$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' \
+		"${COVER:-$dir/0000-cover-letter.patch}")
+	cover_v=${V:-${cover_v:-none}}
+	[ "$want_v" = "$cover_v" ] || { echo "version $want_v, expected $cover_v"; bad=1; }
 	while IFS=$'\t' read -r idx total ver _ _ _ _ _ _ subject; do
 		if [ "$idx" != "$i" ] || [ "$total" != "$n" ] || [ "$ver" != "$want_v" ]; then
-			echo "mail $i: subject '$subject' is not [PATCH${V:+ v$V} $i/$n]"; bad=1
+			echo "mail $i: subject '$subject': want $i of $n, version $cover_v"; bad=1
 		fi
 		i=$((i + 1))
 	done <"$work/received.tsv"
 	return $bad
 }
-check "subjects are [PATCH${V:+ v$V} 0/$n] .. [PATCH${V:+ v$V} $n/$n]" subjects
+check "subjects are [PATCH 0/$n] .. [PATCH $n/$n], with one version if any" subjects
 
 threading() {
 	local cover_id bad=0

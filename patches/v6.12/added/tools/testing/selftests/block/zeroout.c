@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Zeroing a device without Write Zeroes: BLKZEROOUT then writes zeroes
+ * from memory, one bvec per page of ZERO_PAGE, or per huge zero folio
+ * where the kernel can take one.
+ *
+ *   huge_folio (proof): 1 GiB in at most 128 bios. With a bvec of the
+ *   4 KiB ZERO_PAGE a bio carries 1 MiB: 1024 bios, as unpatched kernels
+ *   without CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y make them.
+ *
+ *   bio_bytes (proof with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y, guard
+ *   otherwise): no bio above 16 MiB, which bounds the wait of a killed
+ *   caller; that option made 512 MiB bios before the fix.
+ *
+ *   zeroes (guard): a zeroed range that starts and ends off a page reads
+ *   back as zeroes, and the blocks around it keep their data.
+ *
+ * Needs root, null_blk (made here, removed in the teardown) and the block
+ * trace events. huge_folio skips if there is no huge zero folio to take:
+ * no THP, or transparent_hugepage/use_zero_page at 0 (read, never set).
+ */
+#define _GNU_SOURCE
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include "../kselftest_harness.h"
+#include "blk_util.h"
+
+#define DEV_MB		1024
+#define DATA_MB		64
+#define MAX_BIO_MB	16
+
+struct zr_dev {
+	struct blk_nullb nb;
+	struct blk_trace tr;
+	int fd;
+};
+
+/*
+ * A null_blk without Write Zeroes, traced and open; skips if there is
+ * none to make. On failure nothing is left behind: the harness runs no
+ * teardown after a failed setup.
+ */
+static void zr_setup(struct __test_metadata *_metadata, struct zr_dev *d,
+		     int memory_backed)
+{
+	long long avail = blk_meminfo("MemAvailable");
+	char msg[256];
+	int ret;
+
+	d->fd = -1;
+	d->tr.dir[0] = '\0';
+	if (geteuid())
+		SKIP(return, "must be run as root");
+	/* The data device holds DATA_MB, and the test reads it back. */
+	if (memory_backed && avail < 4LL * DATA_MB * BLK_MiB)
+		SKIP(return, "MemAvailable %lld MiB, below %d MiB",
+		     avail >> 20, 4 * DATA_MB);
+	blk_sweep();
+	ret = blk_nullb_create(&d->nb, "zeroout", 512,
+			       memory_backed ? DATA_MB : DEV_MB, 1280,
+			       memory_backed, msg, sizeof(msg));
+	if (!ret && blk_queue_get(&d->nb, "write_zeroes_max_bytes")) {
+		snprintf(msg, sizeof(msg), "%s has Write Zeroes", d->nb.disk);
+		ret = -EOPNOTSUPP;
+	}
+	if (!ret)
+		ret = blk_trace_create(&d->tr, "zeroout", &d->nb, msg,
+				       sizeof(msg));
+	if (!ret) {
+		d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
+		ret = d->fd < 0 ? -errno : 0;
+		snprintf(msg, sizeof(msg), "open %s: %s", d->nb.path,
+			 strerror(-ret));
+	}
+	if (ret) {
+		blk_trace_destroy(&d->tr);
+		blk_nullb_destroy(&d->nb);
+		if (ret == -EOPNOTSUPP)
+			SKIP(return, "%s", msg);
+		ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	}
+}
+
+static void zr_teardown(struct zr_dev *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	blk_trace_destroy(&d->tr);
+	blk_nullb_destroy(&d->nb);
+}
+
+/* Nothing written is kept: the bios are what is measured. */
+FIXTURE(zeroout) {
+	struct zr_dev d;
+};
+
+FIXTURE_SETUP(zeroout)
+{
+	zr_setup(_metadata, &self->d, 0);
+}
+
+FIXTURE_TEARDOWN(zeroout)
+{
+	zr_teardown(&self->d);
+}
+
+/* A small device that keeps its data. */
+FIXTURE(zeroout_data) {
+	struct zr_dev d;
+};
+
+FIXTURE_SETUP(zeroout_data)
+{
+	zr_setup(_metadata, &self->d, 1);
+}
+
+FIXTURE_TEARDOWN(zeroout_data)
+{
+	zr_teardown(&self->d);
+}
+
+/* BLKZEROOUT of [@start, @start + @len) counted in @c. */
+static int zero(struct zr_dev *d, unsigned long long start,
+		unsigned long long len, struct blk_counts *c)
+{
+	unsigned long long range[2] = { start, len };
+	int ret;
+
+	ret = blk_trace_start(&d->tr);
+	if (!ret && ioctl(d->fd, BLKZEROOUT, range))
+		ret = -errno;
+	if (!ret)
+		ret = blk_trace_stop(&d->tr, 0, c);
+	if (!ret)
+		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, max %ld KiB\n",
+			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
+	return ret;
+}
+
+TEST_F(zeroout, huge_folio)
+{
+	struct blk_counts c;
+	int ret;
+
+	if (blk_read_ll("/sys/kernel/mm/transparent_hugepage/use_zero_page") != 1)
+		SKIP(return, "no huge zero folio: no THP, or use_zero_page is 0");
+	ret = zero(&self->d, 0, 1ULL << 30, &c);
+	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
+	ksft_print_msg("pass iff at most 128 bios (1024 of ZERO_PAGE bvecs)\n");
+	EXPECT_GE(128, c.bios);
+}
+
+TEST_F(zeroout, bio_bytes)
+{
+	struct blk_counts c;
+	int ret;
+
+	ret = zero(&self->d, 0, 1ULL << 30, &c);
+	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
+	ksft_print_msg("pass iff no bio above %d MiB\n", MAX_BIO_MB);
+	EXPECT_GE(MAX_BIO_MB * 2048L, c.max_bio);
+}
+
+TEST_F(zeroout_data, zeroes)
+{
+	const unsigned long long start = 4096 + 512, end = 40 * BLK_MiB + 1024;
+	const size_t len = DATA_MB * BLK_MiB;
+	unsigned long long bad = 0, i;
+	struct blk_counts c;
+	unsigned char *buf;
+	int ret;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0xa5, len);
+	ASSERT_EQ(len, pwrite(self->d.fd, buf, len, 0));
+	ret = zero(&self->d, start, end - start, &c);
+	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
+	memset(buf, 0, len);
+	ASSERT_EQ(len, pread(self->d.fd, buf, len, 0));
+	for (i = 0; i < len; i++)
+		if (buf[i] != (i >= start && i < end ? 0 : 0xa5) && !bad++)
+			ksft_print_msg("first wrong byte at %llu: %#x\n", i,
+				       buf[i]);
+	ksft_print_msg("%llu wrong bytes\n", bad);
+	munmap(buf, len);
+	EXPECT_EQ(0, bad);
+}
+
+TEST_HARNESS_MAIN
