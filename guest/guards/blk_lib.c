@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1240,6 +1241,43 @@ unsigned long long blk_rand(unsigned long long *state)
 /* Settings saved on first write, restored in teardown ------------------- */
 
 /*
+ * Whether BLK_SAVED_DIR is the guards' own: a directory (not a symlink)
+ * of this user's, root, that nobody else may write or read. Any local
+ * user can make a directory of that name in /tmp first; its files are
+ * then never written, read or trusted.
+ */
+static int saved_dir_trusted(void)
+{
+	struct stat st;
+
+	return !lstat(BLK_SAVED_DIR, &st) && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && !(st.st_mode & 077);
+}
+
+/*
+ * Whether @path is a setting a guard saves and @val a value of its form:
+ * a disk's max_sectors_kb, a fail_page_alloc knob, THP's use_zero_page;
+ * numbers or Y/N.
+ */
+static int saved_allowed(const char *path, const char *val)
+{
+	static const char * const allowed[] = {
+		"/sys/block/*/queue/max_sectors_kb",
+		"/sys/kernel/debug/fail_page_alloc/*",
+		"/sys/kernel/mm/transparent_hugepage/use_zero_page",
+	};
+	unsigned int i;
+
+	if (strstr(path, "..") || !*val ||
+	    strspn(val, "0123456789-YN") != strlen(val))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(allowed); i++)
+		if (!fnmatch(allowed[i], path, FNM_PATHNAME))
+			return 1;
+	return 0;
+}
+
+/*
  * Each saved setting is also written to BLK_SAVED_DIR/PID_N until it is
  * restored, so that blk_sweep() can restore it if PID is killed first.
  */
@@ -1247,27 +1285,79 @@ int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
 			const char *val)
 {
 	static unsigned int seq;
-	FILE *f;
-	int ret;
+	FILE *f = NULL;
+	int fd, ret;
 
 	if (!sv->saved) {
 		ret = blk_sysfs_read(path, sv->val, sizeof(sv->val));
 		if (ret)
 			return ret;
 		snprintf(sv->path, sizeof(sv->path), "%s", path);
-		mkdir(BLK_SAVED_DIR, 0700);
+		if (!saved_allowed(sv->path, sv->val)) {
+			fprintf(stderr, "# %s = %s is no setting a guard saves\n",
+				sv->path, sv->val);
+			return -EINVAL;
+		}
+		if (mkdir(BLK_SAVED_DIR, 0700) && errno != EEXIST)
+			return -errno;
+		if (!saved_dir_trusted()) {
+			fprintf(stderr, "# %s is not root's own directory (mode 0700): nothing saved there\n",
+				BLK_SAVED_DIR);
+			return -EPERM;
+		}
 		snprintf(sv->file, sizeof(sv->file), BLK_SAVED_DIR "/%d_%u",
 			 getpid(), seq++);
-		f = fopen(sv->file, "w");
+		fd = open(sv->file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+			  0600);
+		if (fd >= 0)
+			f = fdopen(fd, "w");
 		if (!f || fprintf(f, "%s\n%s\n", sv->path, sv->val) < 0 ||
 		    fclose(f)) {
 			ret = -errno;
+			if (!f && fd >= 0)
+				close(fd);
 			unlink(sv->file);
 			return ret;
 		}
 		sv->saved = 1;
 	}
 	return blk_sysfs_write(path, val);
+}
+
+/*
+ * Puts back the setting saved in BLK_SAVED_DIR/@name: only from a regular
+ * file of this user's, and only a setting a guard saves.
+ */
+static void saved_restore_file(const char *name)
+{
+	char path[256], set[128], val[64];
+	struct stat st;
+	FILE *f = NULL;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), BLK_SAVED_DIR "/%.200s", name);
+	fd = open(path, O_RDONLY | O_NOFOLLOW);
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid())
+		f = fdopen(fd, "r");
+	ret = !f || fscanf(f, "%127[^\n]\n%63[^\n]", set, val) != 2;
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	if (!ret && !saved_allowed(set, val)) {
+		fprintf(stderr, "# refused %s: %s = %s is no setting a guard saves\n",
+			path, set, val);
+		ret = -1;
+	} else if (!ret) {
+		ret = blk_sysfs_write(set, val);
+		fprintf(stderr, "# %s %s to %s, left by a killed run\n",
+			ret ? "cannot restore" : "restored", set, val);
+	} else {
+		fprintf(stderr, "# cannot read %s, left by a killed run\n",
+			path);
+	}
+	unlink(path);
 }
 
 /* Whether process @pid is gone: no longer there, or a zombie. */
@@ -1317,28 +1407,21 @@ static void __attribute__((constructor)) blk_sweep(void)
 	static const char * const dirs[] = {
 		NULLB_CFS, "/sys/kernel/tracing/instances",
 	};
-	char path[256], set[128], val[64];
+	char path[256];
 	struct dirent *de;
 	unsigned int i;
-	DIR *d;
-	FILE *f;
+	DIR *d = NULL;
 	int ret;
 
-	d = opendir(BLK_SAVED_DIR);
+	if (saved_dir_trusted())
+		d = opendir(BLK_SAVED_DIR);
+	else if (!access(BLK_SAVED_DIR, F_OK))
+		fprintf(stderr, "# %s is not root's own directory (mode 0700): its files are not trusted\n",
+			BLK_SAVED_DIR);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || !pid_gone(atol(de->d_name)))
 			continue;
-		snprintf(path, sizeof(path), BLK_SAVED_DIR "/%.200s", de->d_name);
-		f = fopen(path, "r");
-		ret = !f || fscanf(f, "%127[^\n]\n%63[^\n]", set, val) != 2;
-		if (f)
-			fclose(f);
-		if (!ret)
-			ret = blk_sysfs_write(set, val);
-		fprintf(stderr, "# %s %s to %s, left by a killed run\n",
-			ret ? "cannot restore" : "restored", ret ? path : set,
-			ret ? "its value" : val);
-		unlink(path);
+		saved_restore_file(de->d_name);
 	}
 	if (d)
 		closedir(d);
