@@ -44,7 +44,10 @@ set -euo pipefail
 build=$(realpath "$1") base=$2 dir=$(realpath "$3"); shift 3
 patched=$(wb_tree "$build" patched) out=$build/outgoing
 cover=${COVER:-$dir/0000-cover-letter.patch}
-gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords}
+# --nofixes: the authors of the commits a patch's Fixes: names are Cc:
+# trailers of the patch itself; get_maintainer.pl would look them up in
+# git history, which a tree made from a release tarball does not have.
+gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywords --nofixes}
 
 # The sender, first: nothing goes out without a person's sign-off.
 wb_sender "the series" "the mails carry the sender's From: and Signed-off-by"
@@ -120,8 +123,17 @@ maintainers() {
 		case $1 in --nol) sed -n 's/^To: *//p' "$fixed" ;; *) sed -n 's/^Cc: *//p' "$fixed" ;; esac
 		return
 	fi
+	# A lookup that fails is an error, not a shorter list.
+	local err
+	err=$(mktemp)
 	# shellcheck disable=SC2086 # gm_args is a list of options
-	(cd "$patched" && scripts/get_maintainer.pl $gm_args "$@")
+	if ! (cd "$patched" && scripts/get_maintainer.pl $gm_args "$@" 2>"$err") || [ -s "$err" ]; then
+		echo "send-series: get_maintainer.pl $* failed:" >&2
+		sed 's/^/  | /' "$err" >&2
+		rm -f "$err"
+		exit 1
+	fi
+	rm -f "$err"
 }
 list() { awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g'; } # lines: "a, b"
 
@@ -131,8 +143,12 @@ all_to=() all_cc=() m=0
 for p in "${wb_patches[@]}"; do
 	m=$((m + 1))
 	grep -q '^---$' "$dir/$p" || { echo "send-series: $p has no '---' line" >&2; exit 1; }
-	mapfile -t to < <(maintainers --nol "$dir/$p")
-	mapfile -t cc < <(maintainers --nom --nor "$dir/$p")
+	# Not in <(...): a failed lookup must stop the script.
+	to=() cc=()
+	got=$(maintainers --nol "$dir/$p")
+	if [ -n "$got" ]; then mapfile -t to <<<"$got"; fi
+	got=$(maintainers --nom --nor "$dir/$p")
+	if [ -n "$got" ]; then mapfile -t cc <<<"$got"; fi
 	[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for $p" >&2; exit 1; }
 	WB_TO=$(printf '%s\n' "${to[@]}" | list) WB_CC=$(printf '%s\n' "${cc[@]}" | list) \
 		outgoing "$dir/$p" "$m" "$out/$p"

@@ -185,7 +185,7 @@ check "every mail is From: $FROM, every patch signed off by the sender, no place
 # for the patch, the people of the patch's trailers but the sender and
 # the placeholder, the extra --to/--cc. The cover letter: all of them.
 addresses() { grep -oE '[^<> ,=]+@[^<> ,]+' | tr '[:upper:]' '[:lower:]' | sort -u; }
-gm() { (cd "$patched" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback --nokeywords "$@"); }
+gm() { (cd "$patched" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback --nokeywords --nofixes "$@"); }
 want_to=() want_all=()
 for p in "${wb_patches[@]}"; do
 	want_to+=("$( { gm --nol "$dir/$p"; echo "${extra[0]}"; } | addresses)")
