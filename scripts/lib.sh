@@ -162,6 +162,26 @@ wb_sparse_worktree() {
 	git -C "$dir" checkout -q --detach "$base"
 }
 
+# wb_cover_version COVER: the N of a "[PATCH vN ...]" subject, or nothing.
+wb_cover_version() {
+	sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' "$1"
+}
+
+# wb_cover_base COVER: the commit its "base-commit:" line names, or nothing.
+wb_cover_base() {
+	sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "$1"
+}
+
+# wb_prereq_release BUILD_DIR REPO BASE: the release under BASE when the
+# series' prerequisites lie between (BUILD_DIR/release-commit, written by
+# scripts/kernel-tree.sh), else nothing: BASE is then the release itself.
+wb_prereq_release() {
+	local release
+	release=$(cat "$1/release-commit" 2>/dev/null) || return 0
+	[ "$(git -C "$2" rev-parse "$release")" = "$(git -C "$2" rev-parse "$3")" ] ||
+		echo "$release"
+}
+
 # wb_sender WHAT WHY: sets from ("Name <address>"), addr and origin to
 # who sends WHAT: $FROM, else git's user.name and user.email; stops,
 # saying WHY a person is needed, if there is none, if it is not

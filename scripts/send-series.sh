@@ -59,18 +59,17 @@ if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 	echo "send-series: $cover still has format-patch's *** SUBJECT/BLURB HERE *** placeholders" >&2
 	exit 1
 fi
-v=${V:-$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' "$cover")}
+v=${V:-$(wb_cover_version "$cover")}
 [[ -z $v || $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
 tag="PATCH${v:+ v$v}"
-cover_base=$(sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "$cover")
-release=$(cat "$build/release-commit" 2>/dev/null || true)
+cover_base=$(wb_cover_base "$cover")
 fixed=$dir/recipients
 if [ -f "$fixed" ]; then
 	tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) [0-9]+\/[0-9]+\].*/\1/p;q}' "$cover")
 	[ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
 	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
-elif [ -n "$release" ] && [ "$(git -C "$patched" rev-parse "$release")" != "$(git -C "$patched" rev-parse "$base")" ]; then
+elif release=$(wb_prereq_release "$build" "$patched" "$base") && [ -n "$release" ]; then
 	want=$(git -C "$patched" rev-list --reverse "$release..$base" | while read -r c; do
 		git -C "$patched" show "$c" | git patch-id --stable | sed 's/ .*//'
 	done)

@@ -138,8 +138,7 @@ subjects() {
 	local want_v bad=0 i=0
 	want_v=$(head -n 1 "$work/received.tsv" | cut -f3)
 	# V=, else the cover letter's version, else none (a first posting).
-	cover_v=$(sed -nE '/^Subject:/{s/^Subject: *\[[^]]*\bv([0-9]+)\b[^]]*\].*/\1/p;q}' \
-		"${COVER:-$dir/0000-cover-letter.patch}")
+	cover_v=$(wb_cover_version "${COVER:-$dir/0000-cover-letter.patch}")
 	cover_v=${V:-${cover_v:-none}}
 	[ "$want_v" = "$cover_v" ] || { echo "version $want_v, expected $cover_v"; bad=1; }
 	while IFS=$'\t' read -r idx total ver _ _ _ _ _ _ subject; do
@@ -214,9 +213,8 @@ check "recipients: each patch's get_maintainer.pl list (To: maintainers), traile
 # On a base with prerequisites the cover letter names the public release
 # and the prerequisites (send-series.sh checked them against their
 # commits); else BASE itself.
-release=$(cat "$build/release-commit" 2>/dev/null || git -C "$patched" rev-parse "$base")
-if [ "$(git -C "$patched" rev-parse "$release")" != "$(git -C "$patched" rev-parse "$base")" ]; then
-	want_base=$(sed -nE 's/^base-commit: *([0-9a-f]+).*/\1/p' "${COVER:-$dir/0000-cover-letter.patch}")
+if [ -n "$(wb_prereq_release "$build" "$patched" "$base")" ]; then
+	want_base=$(wb_cover_base "${COVER:-$dir/0000-cover-letter.patch}")
 	prereqs() {
 		diff <(grep '^prerequisite-patch-id: ' "${COVER:-$dir/0000-cover-letter.patch}") \
 			<(grep '^prerequisite-patch-id: ' "$work/body.0")
