@@ -148,8 +148,8 @@ static inline int blk_nullb_remove(const char *cfs)
 }
 
 /*
- * Unmounts and removes a mount point of a killed run: only a directory
- * that root owns, so that no other user's file is touched.
+ * Unmounts and removes a mount point of a test, or of a killed run: only a
+ * directory that root owns, so that no other user's file is touched.
  */
 static inline int blk_mnt_remove(const char *path)
 {
@@ -157,7 +157,8 @@ static inline int blk_mnt_remove(const char *path)
 
 	if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid)
 		return -EPERM;
-	umount2(path, MNT_DETACH);
+	if (umount(path))
+		umount2(path, MNT_DETACH);
 	return rmdir(path) ? -errno : 0;
 }
 

@@ -259,11 +259,8 @@ FIXTURE_SETUP(zeroout_xfs)
 
 FIXTURE_TEARDOWN(zeroout_xfs)
 {
-	if (self->mnt[0]) {
-		if (umount(self->mnt))
-			umount2(self->mnt, MNT_DETACH);
-		rmdir(self->mnt);
-	}
+	if (self->mnt[0])
+		blk_mnt_remove(self->mnt);
 	blk_nullb_destroy(&self->nb);
 }
 
