@@ -24,7 +24,9 @@
 #                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
 #                   user.name/user.email, each patch to its maintainers
-#                   and lists (SEND=1 sends; V=N version; TO=, CC= more);
+#                   and lists (SEND=1 sends; V=N version; TO=, CC= more):
+#                   on 7.1 three series, fixes (block, stable), zeroing
+#                   (mm) and dio (block, RFC); SERIES=NAME one of them;
 #                   REPORT=docs/io-wq: that report instead;
 #                   SERIES=blktests: our blktests series instead
 #   make bench      baseline against patched, alternating boots, on null_blk
@@ -302,8 +304,10 @@ host-checks: apply
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit) $(abspath $(PATCHES))
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) $(PATCHES)
-	@$(S)/tap-run.sh $(T)/host.tap "make send through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives the series" \
-		$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
+	@for d in $(MAIL_SETS); do \
+		$(S)/tap-run.sh $(T)/host.tap "make send of $$d through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives its patches" \
+			$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $$d; \
+	done
 	@$(S)/tap-run.sh $(T)/host.tap "make send REPORT=docs/io-wq: a dry run of the io-wq report, to io_uring's maintainer and list" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) docs/io-wq | grep -q "Cc: io-uring@vger.kernel.org"'
 	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: a dry run of the blktests series, [PATCH blktests m/n] to its maintainer and linux-block" \
@@ -383,15 +387,20 @@ SEND_TO = $(if $(TO),--to='$(TO)') $(if $(filter command line,$(origin CC)),--cc
 # REPORT=docs/io-wq sends that report instead of the series (a mail to
 # the maintainers of the files it names, scripts/send-report.sh).
 REPORT ?=
+# The mails of this base's series, in the order they apply: one per tree
+# that takes its patches (patches/v7.1/mail/NAME), or the whole series
+# (patches/v6.12). make send sends each; SERIES=NAME only that one.
 # SERIES=blktests sends our blktests series (patches/blktests, to the
 # recipients its recipients file names) instead.
+MAIL_SETS := $(shell bash -c '. scripts/lib.sh && wb_mail_sets $(PATCHES)')
 SERIES ?=
-ifneq ($(filter-out blktests,$(SERIES)),)
-$(error SERIES=$(SERIES): the series besides the kernel's is SERIES=blktests)
+ifneq ($(filter-out blktests $(notdir $(MAIL_SETS)),$(SERIES)),)
+$(error SERIES=$(SERIES): the series of BASE=$(BASE) are $(notdir $(MAIL_SETS)), and blktests)
 endif
 send: $(if $(REPORT),trees,apply)
-	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) \
-		$(if $(SERIES),patches/$(SERIES),$(PATCHES))) $(SEND_TO)
+	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),for d in \
+		$(if $(SERIES),$(filter %/$(SERIES),$(MAIL_SETS) patches/blktests),$(MAIL_SETS)); do \
+		$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $$d $(SEND_TO); done)
 
 bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \

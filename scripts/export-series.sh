@@ -4,7 +4,8 @@
 # TREE into PATCHDIR with git format-patch (numbered, changelogs from git
 # notes below "---"), rewrites PATCHDIR/series, and copies every file the
 # series adds to its kernel path in this repository (block/, tools/,
-# Documentation/). PATCHDIR/0000-cover-letter.patch is kept as it is.
+# Documentation/). PATCHDIR/0000-cover-letter.patch and PATCHDIR/mail/
+# (the mails, scripts/send-series.sh) are kept as they are.
 # The backport (patches/v6.12, any PATCHDIR but the mainline series)
 # shares those copies: a file it adds with other content goes to
 # PATCHDIR/added/ at its kernel path instead (wb_added_copy).
@@ -34,4 +35,13 @@ git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; 
 	cp "$tree/$f" "$copy"
 done
 wb_applied_stamp "$tree" "$dir" write
+# The mails (PATCHDIR/mail/NAME/series) name patches by file: a renamed
+# patch must be named anew there.
+for m in "$dir"/mail/*/series; do
+	[ -f "$m" ] || continue
+	wb_series "$(dirname "$m")"
+	for p in "${wb_patches[@]}"; do
+		[ -f "$(dirname "$m")/$p" ] || { echo "export-series: $m names $p, which is gone: name the new file" >&2; exit 1; }
+	done
+done
 echo "export-series: $n patches in $dir, added files copied to $repo"

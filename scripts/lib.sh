@@ -38,6 +38,54 @@ wb_series() {
 		-e 's/[[:space:]].*//' -e '/^$/d' "$1/series")
 }
 
+# wb_mail_set REPO BASE PATCHDIR: what PATCHDIR mails, as commits of REPO
+# (its HEAD the series applied on BASE). PATCHDIR is a series (its own
+# patches, as patches/v6.12) or one mail of a series (patches/v7.1/mail/NAME:
+# a cover letter and a series file naming consecutive patches of the
+# series, as ../../NNNN-name.patch). Sets wb_patches (the names in
+# PATCHDIR/series), wb_set_base (the commit the first of them applies on:
+# BASE, or the commit of the patch before it) and wb_set_head (the commit
+# of the last). Fails, saying why, if REPO's history does not match.
+wb_mail_set() {
+	local stack names i off=-1 commits
+	wb_series "$3" || return 1
+	stack=$(dirname "$(realpath "$3/${wb_patches[0]}")")
+	names=("${wb_patches[@]}")
+	wb_series "$stack" || return 1
+	for i in "${!wb_patches[@]}"; do
+		[ "${wb_patches[i]}" = "$(basename "${names[0]}")" ] && off=$i && break
+	done
+	for i in "${!names[@]}"; do
+		if ((off < 0)) || [ "${wb_patches[off + i]:-}" != "$(basename "${names[i]}")" ]; then
+			echo "$(basename "$0" .sh): $3/series: ${names[i]} is not patch $((off + i + 1)) of $stack/series" >&2
+			return 1
+		fi
+	done
+	mapfile -t commits < <(git -C "$1" rev-list --reverse "$2..HEAD")
+	if [ ${#commits[@]} -ne ${#wb_patches[@]} ]; then
+		echo "$(basename "$0" .sh): $1 has ${#commits[@]} commits on $2, $stack/series ${#wb_patches[@]} patches" >&2
+		return 1
+	fi
+	# shellcheck disable=SC2034 # the results, for the caller
+	{
+		wb_patches=("${names[@]}")
+		wb_set_base=$2
+		((off == 0)) || wb_set_base=${commits[off - 1]}
+		wb_set_head=${commits[off + ${#names[@]} - 1]}
+	}
+}
+
+# wb_mail_sets PATCHDIR: the mails of a series, in the order they apply:
+# PATCHDIR/mail/NAME, by the first patch each names; PATCHDIR itself when
+# it has no mail/ (the series is one mail).
+wb_mail_sets() {
+	local d
+	if [ ! -d "$1/mail" ]; then echo "$1"; return; fi
+	for d in "$1"/mail/*/; do
+		printf '%s %s\n' "$(sed -n '/^[^#]/{s/[[:space:]].*//;s,.*/,,;p;q}' "$d/series")" "${d%/}"
+	done | sort | cut -d' ' -f2
+}
+
 # wb_applied_stamp TREE PATCHDIR write|check: writes or checks the record
 # that TREE's HEAD is the series of PATCHDIR applied: the hash of
 # PATCHDIR/series and its patches, and HEAD, in TREE's git directory.

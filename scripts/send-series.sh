@@ -1,33 +1,39 @@
 #!/bin/bash
 # Usage: [FROM="Name <address>"] scripts/send-series.sh BUILD_DIR BASE PATCHDIR [GIT_SEND_EMAIL_ARG...]
-# Mails the series with git send-email, as the person who runs it: the
+# Mails one series with git send-email, as the person who runs it: the
 # sender is $FROM, else git's user.name and user.email. Without one, or
 # as the project's placeholder (WB_PLACEHOLDER, scripts/lib.sh), it
 # stops, naming FROM=, before anything else.
-# Writes the outgoing mails to BUILD_DIR/outgoing: the cover letter
-# (PATCHDIR/0000-cover-letter.patch, or the file $COVER) and the patches
-# of PATCHDIR/series, with subjects "[PATCH m/n]", or "[PATCH vN m/n]"
-# when $V or the cover letter's subject gives a version N (a first posting
-# has none). The cover letter must carry "base-commit: BASE"; it is added
-# if missing. When BASE is a release with the series' prerequisites on
-# top (BUILD_DIR/release-commit, scripts/apply-prereq.sh), BASE exists in
-# no public tree: the cover letter must then name the release's public id
-# as its base-commit and carry one "prerequisite-patch-id:" line per
-# prerequisite, as git format-patch --base writes them; those are checked
-# against the prerequisites' commits. Every mail is
+# PATCHDIR is a series of BASE (patches/v6.12) or one mail of it
+# (patches/v7.1/mail/NAME: the patches of the series that one tree takes,
+# wb_mail_set in scripts/lib.sh), or a series for another project
+# (patches/blktests).
+# Writes the outgoing mails to BUILD_DIR/outgoing/NAME (NAME: PATCHDIR's
+# own): the cover letter (PATCHDIR/0000-cover-letter.patch, or the file
+# $COVER) and the patches of PATCHDIR/series, with subjects "[TAG m/n]",
+# TAG the cover letter's ("PATCH", "RFC PATCH", "PATCH blktests"), its
+# version, if any, replaced by $V (a first posting has none). The cover
+# letter must carry "base-commit: B", B the commit the first patch
+# applies on (BASE, or for a later mail of a series, the commit of the
+# patch before it); it is added if missing. When B has commits on top of
+# a release (the series' prerequisites, BUILD_DIR/release-commit and
+# scripts/apply-prereq.sh, and the earlier mails), B exists in no public
+# tree: the cover letter must then name the release's public id as its
+# base-commit and carry one "prerequisite-patch-id:" line per commit
+# between, as git format-patch --base writes them; those are checked
+# against the commits. Every mail is
 # From: the sender (so git am makes the sender the author); in the
 # patches the placeholder's Signed-off-by becomes the sender's, added if
-# there was none; the other trailers (Suggested-by: the original
-# posters) and the changelogs below "---" are kept as they are.
+# there was none; the other trailers and the changelogs below "---" are
+# kept as they are.
 # Recipients: each patch To: the maintainers and reviewers and Cc: the
 # lists that scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched,
 # with $GET_MAINTAINER_ARGS) names for that patch alone; the cover letter
 # To: and Cc: all of them and the people the patches' trailers name. A
-# series for another project (patches/blktests) names its recipients in
-# PATCHDIR/recipients instead ("To: ..." and "Cc: ..." lines, from the
-# project's CONTRIBUTING), the same for every mail; its cover letter
-# carries its own base-commit, BASE is not read, and its subjects keep
-# the cover letter's tag ("[PATCH blktests m/n]"). They
+# series for another project names its recipients in PATCHDIR/recipients
+# instead ("To: ..." and "Cc: ..." lines, from the project's
+# CONTRIBUTING), the same for every mail; its cover letter carries its
+# own base-commit and BASE is not read. They
 # are To:/Cc: headers of the outgoing files; git send-email adds, per
 # mail, the people in its trailers (Suggested-by, Cc...) but not the
 # sender, and the --to=/--cc= of the extra arguments to every mail (make
@@ -42,7 +48,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3"); shift 3
-patched=$(wb_tree "$build" patched) out=$build/outgoing
+patched=$(wb_tree "$build" patched) out=$build/outgoing/${dir##*/}
 cover=${COVER:-$dir/0000-cover-letter.patch}
 # --nofixes: the authors of the commits a patch's Fixes: names are Cc:
 # trailers of the patch itself; get_maintainer.pl would look them up in
@@ -52,21 +58,25 @@ gm_args=${GET_MAINTAINER_ARGS:---norolestats --nogit --nogit-fallback --nokeywor
 # The sender, first: nothing goes out without a person's sign-off.
 wb_sender "the series" "the mails carry the sender's From: and Signed-off-by"
 
-wb_series "$dir"
+fixed=$dir/recipients
+if [ -f "$fixed" ]; then
+	wb_series "$dir"
+else
+	wb_mail_set "$patched" "$base" "$dir"
+	base=$wb_set_base
+fi
 n=${#wb_patches[@]}
 [ -f "$cover" ] || { echo "send-series: no cover letter $cover (write it, or set COVER=FILE)" >&2; exit 1; }
 if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 	echo "send-series: $cover still has format-patch's *** SUBJECT/BLURB HERE *** placeholders" >&2
 	exit 1
 fi
-v=${V:-$(wb_cover_version "$cover")}
-[[ -z $v || $v =~ ^[0-9]+$ ]] || { echo "send-series: V=$v is not a version number" >&2; exit 1; }
-tag="PATCH${v:+ v$v}"
+tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) 0\/[0-9]+\].*/\1/p;q}' "$cover")
+[ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
+[[ -z ${V:-} || $V =~ ^[0-9]+$ ]] || { echo "send-series: V=$V is not a version number" >&2; exit 1; }
+[ -z "${V:-}" ] || tag="$(sed -E 's/ v[0-9]+$//' <<<"$tag") v$V"
 cover_base=$(wb_cover_base "$cover")
-fixed=$dir/recipients
 if [ -f "$fixed" ]; then
-	tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) [0-9]+\/[0-9]+\].*/\1/p;q}' "$cover")
-	[ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
 	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
 elif release=$(wb_prereq_release "$build" "$patched" "$base") && [ -n "$release" ]; then
@@ -75,7 +85,7 @@ elif release=$(wb_prereq_release "$build" "$patched" "$base") && [ -n "$release"
 	done)
 	have=$(sed -nE 's/^prerequisite-patch-id: *([0-9a-f]+).*/\1/p' "$cover")
 	if [ -z "$cover_base" ] || [ "$want" != "$have" ]; then
-		echo "send-series: the series is on $(git -C "$patched" rev-list --count "$release..$base") prerequisites; $cover must say base-commit: (the release's public id) and these lines:" >&2
+		echo "send-series: $dir is on $(git -C "$patched" rev-list --count "$release..$base") commits after the release; $cover must say base-commit: (the release's public id) and these lines:" >&2
 		awk '{ print "  prerequisite-patch-id: " $0 }' <<<"$want" >&2
 		exit 1
 	fi
@@ -141,21 +151,21 @@ files=("$out/0000-cover-letter.patch")
 all_to=() all_cc=() m=0
 for p in "${wb_patches[@]}"; do
 	m=$((m + 1))
-	grep -q '^---$' "$dir/$p" || { echo "send-series: $p has no '---' line" >&2; exit 1; }
+	grep -q '^---$' "$dir/$p" || { echo "send-series: ${p##*/} has no '---' line" >&2; exit 1; }
 	# Not in <(...): a failed lookup must stop the script.
 	to=() cc=()
 	got=$(maintainers --nol "$dir/$p")
 	if [ -n "$got" ]; then mapfile -t to <<<"$got"; fi
 	got=$(maintainers --nom --nor "$dir/$p")
 	if [ -n "$got" ]; then mapfile -t cc <<<"$got"; fi
-	[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for $p" >&2; exit 1; }
+	[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for ${p##*/}" >&2; exit 1; }
 	WB_TO=$(printf '%s\n' "${to[@]}" | list) WB_CC=$(printf '%s\n' "${cc[@]}" | list) \
-		outgoing "$dir/$p" "$m" "$out/$p"
-	files+=("$out/$p")
+		outgoing "$dir/$p" "$m" "$out/${p##*/}"
+	files+=("$out/${p##*/}")
 	# The cover letter's: these, and the people of the patch's trailers.
 	all_to+=("${to[@]}")
 	mapfile -t -O ${#all_cc[@]} all_cc < <(printf '%s\n' "${cc[@]}"; awk '/^$/ { body = 1 }
-		body && /^---$/ { exit } body && sub(/^([A-Za-z-]+-by|Cc): /, "") && /@/' "$out/$p" | grep -viF "<$addr>")
+		body && /^---$/ { exit } body && sub(/^([A-Za-z-]+-by|Cc): /, "") && /@/' "$out/${p##*/}" | grep -viF "<$addr>")
 done
 WB_TO=$(printf '%s\n' "${all_to[@]}" | list) WB_CC=$(printf '%s\n' "${all_cc[@]}" | list) \
 	outgoing "$cover" 0 "${files[0]}"
