@@ -962,11 +962,16 @@ static struct pool_page *pool_sorted(unsigned long n, char **pool,
 		*pool = NULL;
 		return NULL;
 	}
-	madvise(*pool, n * BLK_PAGE, MADV_NOHUGEPAGE);
-	for (i = 0; i < n; i++)
-		(*pool)[i * BLK_PAGE] = 1;
 	pfn = calloc(n, sizeof(*pfn));
 	pp = calloc(n, sizeof(*pp));
+	/* EINVAL: a kernel without THP, whose pages are all small. */
+	if (madvise(*pool, n * BLK_PAGE, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		snprintf(msg, msglen, "madvise(MADV_NOHUGEPAGE): %s",
+			 strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		(*pool)[i * BLK_PAGE] = 1;
 	if (!pfn || !pp) {
 		snprintf(msg, msglen, "out of memory");
 		goto fail;
@@ -1006,7 +1011,14 @@ static int buf_map(struct blk_buf *b, unsigned long pages,
 		b->map = NULL;
 		return -ENOMEM;
 	}
-	madvise(b->map, b->map_len, MADV_NOHUGEPAGE);
+	if (madvise(b->map, b->map_len, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		int err = errno;
+
+		snprintf(msg, msglen, "madvise(MADV_NOHUGEPAGE): %s",
+			 strerror(err));
+		blk_buf_free(b);
+		return -err;
+	}
 	b->addr = b->map;
 	b->len = b->map_len;
 	return 0;
@@ -1181,7 +1193,13 @@ int blk_buf_thp(struct blk_buf *b, size_t len, char *msg, size_t msglen)
 	}
 	b->addr = (char *)(((unsigned long)b->map + HPAGE - 1) & ~(HPAGE - 1));
 	b->len = len;
-	madvise(b->addr, len, MADV_HUGEPAGE);
+	/* EINVAL: no THP in this kernel; the buffer says so (b->huge 0). */
+	if (madvise(b->addr, len, MADV_HUGEPAGE) && errno != EINVAL) {
+		snprintf(msg, msglen, "madvise(MADV_HUGEPAGE): %s",
+			 strerror(errno));
+		blk_buf_free(b);
+		return -EOPNOTSUPP;
+	}
 	for (i = 0; i < len; i += BLK_PAGE)
 		b->addr[i] = 1;
 	b->huge = buf_huge(b);

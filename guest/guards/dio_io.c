@@ -227,10 +227,13 @@ fail:
  * through the page cache shows as bios. POSIX_FADV_DONTNEED alone leaves
  * pages whose buffer heads sit in the per-CPU bh LRU; BLKFLSBUF drains it.
  */
-static void drop_cache(int fd)
+static int drop_cache(int fd)
 {
-	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	ioctl(fd, BLKFLSBUF, 0);
+	int ret = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+
+	if (ret)
+		return -ret;
+	return ioctl(fd, BLKFLSBUF, 0) ? -errno : 0;
 }
 
 static int pread_all(int fd, void *buf, size_t len, off_t off)
@@ -481,8 +484,7 @@ static int io_prefill(struct dev_ctx *d, char *tmp)
 				return n ? -errno : -EIO;
 		}
 	}
-	drop_cache(d->fd);
-	return 0;
+	return drop_cache(d->fd);
 }
 
 /* First mismatch of the segments against the pattern, or -1. */
@@ -588,7 +590,7 @@ static void run_io(struct __test_metadata *_metadata, struct dev_ctx *d,
 				memset(iov[j].iov_base, 0xa5, iov[j].iov_len);
 			pos += iov[j].iov_len;
 		}
-		drop_cache(d->fd);
+		ASSERT_EQ(0, drop_cache(d->fd));
 		if (d->have_trace)
 			ASSERT_EQ(0, blk_trace_clear(&d->tr));
 		if (aio)
@@ -1269,7 +1271,7 @@ static void run_atomic(struct __test_metadata *_metadata, struct dev_ctx *d,
 	iov.iov_base = buf->addr + 512;
 	iov.iov_len = unit;
 	blk_pattern_fill(iov.iov_base, unit, unit, 7);
-	drop_cache(d->fd);
+	ASSERT_EQ(0, drop_cache(d->fd));
 	ASSERT_EQ(0, blk_trace_clear(&d->tr));
 	if (!strcmp(how, "aio")) {
 		ret = blk_aio_rw(d->fd, IOCB_CMD_PWRITE, iov.iov_base, iov.iov_len,

@@ -405,10 +405,36 @@ static inline int blk_trace_stop(struct blk_trace *t, long full,
 }
 
 /*
+ * The AnonHugePages of the mapping that holds @addr, in kB, from
+ * /proc/self/smaps; 0 when smaps cannot tell (no CONFIG_PROC_PAGE_MONITOR).
+ */
+static inline unsigned long blk_anon_huge_kb(const void *addr)
+{
+	unsigned long start, end, kb = 0;
+	int in = 0;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = (unsigned long)addr >= start &&
+			     (unsigned long)addr < end;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
  * @pages single pages at consecutive addresses, no two of them next to
  * each other in memory: each is every other page of a faulted-in area,
  * moved with mremap(), so that a direct I/O bio holds one page per bvec.
- * NULL with errno set on failure.
+ * NULL with errno set on failure: EOPNOTSUPP when the area would be
+ * huge pages (madvise() refused, or THP used them anyway).
  */
 static inline char *blk_single_pages(unsigned long pages)
 {
@@ -424,9 +450,17 @@ static inline char *blk_single_pages(unsigned long pages)
 	buf = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		goto fail;
-	madvise(pool, 2 * len, MADV_NOHUGEPAGE);
+	/* EINVAL: a kernel without THP, whose pages are all single. */
+	if (madvise(pool, 2 * len, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		errno = EOPNOTSUPP;
+		goto fail_buf;
+	}
 	for (i = 0; i < 2 * len; i += page)
 		pool[i] = 1;
+	if (blk_anon_huge_kb(pool)) {
+		errno = EOPNOTSUPP;
+		goto fail_buf;
+	}
 	for (i = 0; i < pages; i++)
 		if (mremap(pool + 2 * i * page, page, page,
 			   MREMAP_MAYMOVE | MREMAP_FIXED,
