@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,17 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 				   unsigned int max_hw_kb, int memory_backed,
 				   char *msg, size_t msglen)
 {
-	const struct { const char *name; unsigned long val; } attrs[] = {
+	/*
+	 * Every attribute the tests rely on, as a new device would otherwise
+	 * take the module's parameters (zoned=1 would set chunk_sectors).
+	 * Those of the second group, missing on older kernels, are skipped
+	 * there: such kernels have no parameter for them either.
+	 */
+	const struct {
+		const char *name;
+		unsigned long val;
+		bool optional;
+	} attrs[] = {
 		{ "queue_mode", 2 },		/* blk-mq */
 		{ "irqmode", 0 },		/* complete in submission */
 		{ "submit_queues", 1 },
@@ -221,6 +232,11 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 		{ "memory_backed", !!memory_backed },
 		{ "max_sectors", max_hw_kb * 2 },
 		{ "discard", 0 },
+		{ "zoned", 0, true },
+		{ "virt_boundary", 0, true },
+		{ "mbps", 0, true },
+		{ "cache_size", 0, true },
+		{ "blocking", 0, true },
 		{ "power", 1 },
 	};
 	unsigned int i, major = 0, minor = 0;
@@ -251,6 +267,8 @@ static inline int blk_nullb_create(struct blk_nullb *nb, const char *what,
 	}
 	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", nb->cfs, attrs[i].name);
+		if (attrs[i].optional && access(path, F_OK))
+			continue;
 		ret = blk_write(path, "%lu", attrs[i].val);
 		if (ret) {
 			snprintf(msg, msglen, "%s = %lu: %s", path,
