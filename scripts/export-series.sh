@@ -36,12 +36,26 @@ git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; 
 done
 wb_applied_stamp "$tree" "$dir" write
 # The mails (PATCHDIR/mail/NAME/series) name patches by file: a renamed
-# patch must be named anew there.
+# patch must be named anew there. Their cover letters' prerequisite-patch-id
+# lines (the commits between the release and the mail's first patch) are
+# written anew from the tree, as the patches before a mail may have changed.
+release=$(cat "$(dirname "$tree")/release-commit" 2>/dev/null || true)
 for m in "$dir"/mail/*/series; do
 	[ -f "$m" ] || continue
-	wb_series "$(dirname "$m")"
+	mail=$(dirname "$m")
+	wb_series "$mail"
 	for p in "${wb_patches[@]}"; do
-		[ -f "$(dirname "$m")/$p" ] || { echo "export-series: $m names $p, which is gone: name the new file" >&2; exit 1; }
+		[ -f "$mail/$p" ] || { echo "export-series: $m names $p, which is gone: name the new file" >&2; exit 1; }
 	done
+	if [ -z "$release" ] || ! grep -q '^prerequisite-patch-id:' "$mail/0000-cover-letter.patch"; then
+		continue
+	fi
+	wb_mail_set "$tree" "$base" "$mail"
+	ids=$(git -C "$tree" rev-list --reverse "$release..$wb_set_base" | while read -r c; do
+		git -C "$tree" show "$c" | git patch-id --stable | sed 's/ .*//; s/^/prerequisite-patch-id: /'
+	done)
+	awk -v ids="$ids" '/^prerequisite-patch-id:/ { if (!done) print ids; done = 1; next } { print }' \
+		"$mail/0000-cover-letter.patch" >"$mail/0000-cover-letter.patch.new"
+	mv "$mail/0000-cover-letter.patch.new" "$mail/0000-cover-letter.patch"
 done
 echo "export-series: $n patches in $dir, added files copied to $repo"
