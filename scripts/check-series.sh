@@ -248,7 +248,9 @@ checkpatch() { # patch file, label
 			while IFS= read -r q; do
 				[ -n "$q" ] && [[ $msg == *"$q"* ]] && { echo "$i"; break 2; }
 			done < <(grep -oE '"[^"]{8,}"' <<<"$i" | tr -d '"')
-		done <<<"$items")
+		done <<<"$items"
+		# No item found ends the loop on a failed read: not an error.
+		true)
 		if [ -n "$item" ]; then
 			why+=("$type justified:$item")
 		else
