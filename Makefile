@@ -7,8 +7,9 @@
 #   make test       everything that must hold (tool and host checks, the
 #                   patched NVMe boot, the baseline run that must fail the
 #                   shape tests, the bystander boot of every kselftest, the
-#                   THP cases with THP in madvise mode, the debug kernel's run and its fault and stress cases, the
-#                   6.12 backport's checks, shape tests and baseline proof)
+#                   THP cases with THP in madvise mode, the debug kernel's
+#                   run and its fault and stress cases, the 6.12
+#                   backport's checks, shape tests and baseline proof)
 #   make shell      the same guest, interactive
 #   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
 #                   the kselftests and KUnit, then the fault and stress

@@ -51,9 +51,7 @@ for m in "$dir"/mail/*/series; do
 		continue
 	fi
 	wb_mail_set "$tree" "$base" "$mail"
-	ids=$(git -C "$tree" rev-list --reverse "$release..$wb_set_base" | while read -r c; do
-		git -C "$tree" show "$c" | git patch-id --stable | sed 's/ .*//; s/^/prerequisite-patch-id: /'
-	done)
+	ids=$(wb_patch_ids "$tree" "$release" "$wb_set_base" | sed 's/^/prerequisite-patch-id: /')
 	awk -v ids="$ids" '/^prerequisite-patch-id:/ { if (!done) print ids; done = 1; next } { print }' \
 		"$mail/0000-cover-letter.patch" >"$mail/0000-cover-letter.patch.new"
 	mv "$mail/0000-cover-letter.patch.new" "$mail/0000-cover-letter.patch"

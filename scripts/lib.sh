@@ -230,6 +230,16 @@ wb_prereq_release() {
 		echo "$release"
 }
 
+# wb_patch_ids REPO FROM TO: the stable patch id of each commit of
+# FROM..TO in REPO, oldest first, one a line: what a cover letter's
+# "prerequisite-patch-id:" lines name (git format-patch --base).
+wb_patch_ids() {
+	local c
+	git -C "$1" rev-list --reverse "$2..$3" | while read -r c; do
+		git -C "$1" show "$c" | git patch-id --stable | sed 's/ .*//'
+	done
+}
+
 # wb_sender WHAT WHY: sets from ("Name <address>"), addr and origin to
 # who sends WHAT: $FROM, else git's user.name and user.email; stops,
 # saying WHY a person is needed, if there is none, if it is not

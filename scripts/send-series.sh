@@ -80,9 +80,7 @@ if [ -f "$fixed" ]; then
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
 	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
 elif release=$(wb_prereq_release "$build" "$patched" "$base") && [ -n "$release" ]; then
-	want=$(git -C "$patched" rev-list --reverse "$release..$base" | while read -r c; do
-		git -C "$patched" show "$c" | git patch-id --stable | sed 's/ .*//'
-	done)
+	want=$(wb_patch_ids "$patched" "$release" "$base")
 	have=$(sed -nE 's/^prerequisite-patch-id: *([0-9a-f]+).*/\1/p' "$cover")
 	if [ -z "$cover_base" ] || [ "$want" != "$have" ]; then
 		echo "send-series: $dir is on $(git -C "$patched" rev-list --count "$release..$base") commits after the release; $cover must say base-commit: (the release's public id) and these lines:" >&2
