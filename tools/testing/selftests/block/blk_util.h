@@ -105,6 +105,21 @@ static inline long long blk_meminfo(const char *name)
 	return kb < 0 ? -1 : kb << 10;
 }
 
+/* The event counter @name of /proc/vmstat, or -1. */
+static inline long long blk_vmstat(const char *name)
+{
+	long long val = -1;
+	char key[64];
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &val) == 2 && strcmp(key, name))
+		val = -1;
+	fclose(f);
+	return val;
+}
+
 /*
  * Whether @name is ksft_blk_PID_... of a process that is gone: no longer
  * there, or a zombie (its files are closed, and nobody may reap it).

@@ -117,20 +117,10 @@ FIXTURE_TEARDOWN(dio_pins)
 /* nr_foll_pin_acquired and nr_foll_pin_released, folded from all CPUs. */
 static int pin_counts(long long *acquired, long long *released)
 {
-	char line[128];
-	FILE *f;
-
-	*acquired = *released = -1;
 	/* /proc/vmstat alone lags by the per-CPU deltas. */
 	blk_write("/proc/sys/vm/stat_refresh", "1");
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nr_foll_pin_acquired %lld", acquired) != 1 &&
-		    sscanf(line, "nr_foll_pin_released %lld", released) != 1)
-			continue;
-	fclose(f);
+	*acquired = blk_vmstat("nr_foll_pin_acquired");
+	*released = blk_vmstat("nr_foll_pin_released");
 	return *acquired < 0 || *released < 0 ? -ENOENT : 0;
 }
 

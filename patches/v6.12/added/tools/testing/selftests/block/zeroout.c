@@ -139,22 +139,6 @@ static int zero(struct zr_dev *d, unsigned long long start,
 	return ret;
 }
 
-/* The event counter @name of /proc/vmstat, or -1. */
-static long long zr_vmstat(const char *name)
-{
-	long long val = -1;
-	char key[64];
-	FILE *f;
-
-	f = fopen("/proc/vmstat", "re");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &val) == 2 && strcmp(key, name))
-		val = -1;
-	fclose(f);
-	return val;
-}
-
 TEST_F(zeroout, huge_folio)
 {
 	long long pmd, failed;
@@ -167,11 +151,11 @@ TEST_F(zeroout, huge_folio)
 	if (pmd != 2 * BLK_MiB)
 		SKIP(return, "PMD size %lld KiB, not 2 MiB: zeroing uses ZERO_PAGE",
 		     pmd >> 10);
-	failed = zr_vmstat("thp_zero_page_alloc_failed");
+	failed = blk_vmstat("thp_zero_page_alloc_failed");
 	ret = zero(&self->d, 0, 1ULL << 30, &c);
 	ASSERT_EQ(0, ret) TH_LOG("BLKZEROOUT: %s", strerror(-ret));
 	/* A failed allocation is retried a second later, not now. */
-	if (c.bios > 128 && zr_vmstat("thp_zero_page_alloc_failed") > failed)
+	if (c.bios > 128 && blk_vmstat("thp_zero_page_alloc_failed") > failed)
 		SKIP(return, "no free 2 MiB (thp_zero_page_alloc_failed grew)");
 	ksft_print_msg("pass iff at most 128 bios (1024 of ZERO_PAGE bvecs)\n");
 	EXPECT_GE(128, c.bios);
