@@ -78,7 +78,15 @@ QUICK      ?=
 # which nothing took the huge zero folio yet), then the series' own:
 # run_kselftest.sh runs collections in sorted order, so the guards'
 # collection is blk_guards, before block.
-GUEST_CMD  := ./run_kselftest.sh -c blk_guards -c block
+# Then the series' kselftests once more on each NVMe namespace of
+# config/nvme.topology, named to them in BLK_TEST_DEV (guest/init finds
+# them as BLK_NOWZ_DEV and BLK_WZ_DEV and allows both in
+# BLK_TEST_DESTROY), each result's description prefixed with the
+# namespace: "nvme-nowz: zeroout.huge_folio".
+on_nvme    = BLK_TEST_DEV=$$BLK_$(1)_DEV ./run_kselftest.sh -c block | \
+	sed -E "s/^((\# )*(not )?ok [0-9]+ )/\1nvme-$(2): /"
+SERIES_ON_NVME := $(call on_nvme,NOWZ,nowz); $(call on_nvme,WZ,wz)
+GUEST_CMD  := ./run_kselftest.sh -c blk_guards -c block; $(SERIES_ON_NVME)
 
 # Config fragments: the workbench's and its guard tests', plus every
 # kselftest config and .kunitconfig the series adds (read from the
@@ -154,7 +162,7 @@ run-patched: kernel-patched initramfs
 # proof: each case config/baseline-must-fail names (and
 # config/baseline-must-fail-$(BASE), those that fail on one base only)
 # must have failed. The series' guards run too, their results not counted.
-BASELINE_CMD := ./run_kselftest.sh -c block
+BASELINE_CMD := ./run_kselftest.sh -c block; $(SERIES_ON_NVME)
 MUST_FAIL    := config/baseline-must-fail $(wildcard config/baseline-must-fail-$(BASE))
 run-baseline: kernel-base initramfs
 	$(call guest-run,$(BZ_BASE),baseline,,$(BASELINE_CMD))

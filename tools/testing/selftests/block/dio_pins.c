@@ -22,13 +22,19 @@
  * size (Linux 6.12: EINVAL) cannot build such a bio: the test skips, as
  * it does with pages other than 4 KiB, for which the layout is built.
  *
- * Needs root, null_blk (made here, not memory-backed: the 512-byte
- * segments are not block aligned in memory) and a THP for the buffer.
+ * Needs root and a THP for the buffer. The case makes a null_blk of its
+ * own (not memory-backed: the 512-byte segments are not block aligned in
+ * memory) and removes it, or runs on the disk named in BLK_TEST_DEV (and
+ * in BLK_TEST_DESTROY: its first MiB is lost) if it has 4 KiB blocks.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "../kselftest_harness.h"
-#include "../mm/vm_util.h"
 #include "blk_util.h"
 
 #define LBS		4096
@@ -38,11 +44,10 @@
 #define IO_LEN		(1 * BLK_MiB)
 
 FIXTURE(dio_pins) {
-	struct blk_nullb nb;
+	struct blk_dev d;
 	struct iovec iov[NR_SEGS];
 	char *thp;
-	size_t pmd;
-	int fd;
+	long long pmd;
 };
 
 FIXTURE_VARIANT(dio_pins) {
@@ -54,18 +59,19 @@ FIXTURE_VARIANT_ADD(dio_pins, pwritev) { 1 };
 
 FIXTURE_SETUP(dio_pins)
 {
+	const struct blk_want w = {
+		.what = "dio_pins", .lbs = LBS, .size_mb = 64, .max_hw_kb = 4096,
+		.open_flags = O_RDWR | O_DIRECT,
+	};
 	char msg[256], *pages, *area;
 	int i, ret;
 
-	self->fd = -1;
-	if (geteuid())
-		SKIP(return, "must be run as root");
+	self->d.fd = -1;
 	if (sysconf(_SC_PAGESIZE) != 4096)
 		SKIP(return, "the iovec layout is built for 4 KiB pages");
-	self->pmd = read_pmd_pagesize();
-	if (!self->pmd)
+	self->pmd = blk_read_ll("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	if (self->pmd <= 0)
 		SKIP(return, "no PMD size: no THP");
-	blk_sweep();
 	/* Memory first: the process frees it, whatever happens. */
 	pages = blk_single_pages(FULL_PAGES + 2);
 	if (!pages && errno == EOPNOTSUPP)
@@ -79,7 +85,7 @@ FIXTURE_SETUP(dio_pins)
 	if (madvise(self->thp, self->pmd, MADV_HUGEPAGE))
 		SKIP(return, "madvise(MADV_HUGEPAGE): %s", strerror(errno));
 	memset(self->thp, 1, self->pmd);
-	if (!check_huge_anon(self->thp, 1, self->pmd))
+	if (blk_anon_huge_kb(self->thp) < (unsigned long)self->pmd >> 10)
 		SKIP(return, "the MADV_HUGEPAGE buffer is not a THP");
 
 	for (i = 0; i < FULL_PAGES; i++) {
@@ -93,25 +99,15 @@ FIXTURE_SETUP(dio_pins)
 	self->iov[i].iov_base = pages + (FULL_PAGES + 1) * 4096;
 	self->iov[i].iov_len = 3072;
 
-	ret = blk_nullb_create(&self->nb, "dio_pins", LBS, 64, 4096, 0, msg,
-			       sizeof(msg));
+	ret = blk_dev_get(&self->d, &w, msg, sizeof(msg));
 	if (ret == -EOPNOTSUPP)
 		SKIP(return, "%s", msg);
 	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
-	self->fd = open(self->nb.path, O_RDWR | O_DIRECT);
-	if (self->fd < 0) {
-		ret = errno;
-		blk_nullb_destroy(&self->nb);
-		ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", self->nb.path,
-					      strerror(ret));
-	}
 }
 
 FIXTURE_TEARDOWN(dio_pins)
 {
-	if (self->fd >= 0)
-		close(self->fd);
-	blk_nullb_destroy(&self->nb);
+	blk_dev_put(&self->d);
 }
 
 /* nr_foll_pin_acquired and nr_foll_pin_released, folded from all CPUs. */
@@ -168,13 +164,14 @@ TEST_F(dio_pins, trimmed_bio)
 	int r, ret;
 
 	for (r = 0; r < 3; r++) {
-		ret = transfers(self->fd, self->iov, variant->write, &acq, &rel);
+		ret = transfers(self->d.fd, self->iov, variant->write, &acq,
+				&rel);
 		if (ret == 1)
 			SKIP(return, "%s",
 			     "segments must be logical block multiples here (EINVAL): no bio ends off a block");
 		ASSERT_EQ(0, ret) TH_LOG("%s: %s", op, strerror(-ret));
 		ksft_print_msg("%d x %s, %d segments, %s: %lld pins taken, %lld released\n",
-			       TRANSFERS, op, NR_SEGS, self->nb.disk, acq, rel);
+			       TRANSFERS, op, NR_SEGS, self->d.disk, acq, rel);
 		ASSERT_LT(0, acq);
 		leak[r] = acq - rel;
 		if (!leak[r] || (r && leak[r] == leak[r - 1]))

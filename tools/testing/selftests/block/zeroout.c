@@ -24,17 +24,25 @@
  *   "Bad page state" and, once the freed memory is reused (the test
  *   fills 64 MiB of its own to that end), padding that is not zeroes.
  *
- * Needs root, null_blk (made here, removed in the teardown) and the block
- * trace events. huge_folio skips if there is no huge zero folio to take:
+ * Needs root and the block trace events. Each case makes a null_blk of its
+ * own and removes it, or runs on the disk named in BLK_TEST_DEV (and in
+ * BLK_TEST_DESTROY: its data is lost), skipping if it has Write Zeroes;
+ * iomap_zero sets its stable_writes and puts the value back. huge_folio
+ * skips if there is no huge zero folio to take:
  * no THP, transparent_hugepage/use_zero_page at 0 (read, never set), a PMD
  * size other than 2 MiB (pages above 4 KiB), or no free 2 MiB to allocate
  * it from (thp_zero_page_alloc_failed grew while the case ran).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "../kselftest_harness.h"
 #include "blk_util.h"
 
@@ -46,121 +54,88 @@
 #define XFS_WRITES	256
 #define XFS_STRIDE	(64 * 1024)
 
-struct zr_dev {
-	struct blk_nullb nb;
-	struct blk_trace tr;
-	int fd;
-};
-
 /*
- * A null_blk without Write Zeroes, traced and open; skips if there is
- * none to make. On failure nothing is left behind: the harness runs no
- * teardown after a failed setup.
+ * A device without Write Zeroes, traced and open, or a skip: 1 GiB whose
+ * data is not kept (the bios are what is measured), or with @data a
+ * small one that keeps it.
  */
-static void zr_setup(struct __test_metadata *_metadata, struct zr_dev *d,
-		     int memory_backed)
+static void zr_setup(struct __test_metadata *_metadata, struct blk_dev *d,
+		     bool data)
 {
+	const struct blk_want w = {
+		.what = "zeroout", .lbs = data ? 512 : 0,
+		.size_mb = data ? DATA_MB : DEV_MB, .max_hw_kb = 1280,
+		.memory_backed = data, .no_write_zeroes = true, .trace = true,
+		.open_flags = O_RDWR | O_DIRECT,
+	};
 	long long avail = blk_meminfo("MemAvailable");
 	char msg[256];
 	int ret;
 
 	d->fd = -1;
-	d->tr.dir[0] = '\0';
-	if (geteuid())
-		SKIP(return, "must be run as root");
 	/* The data device holds DATA_MB, and the test reads it back. */
-	if (memory_backed && avail < 4LL * DATA_MB * BLK_MiB)
+	if (data && avail < 4LL * DATA_MB * BLK_MiB)
 		SKIP(return, "MemAvailable %lld MiB, below %d MiB",
 		     avail >> 20, 4 * DATA_MB);
-	blk_sweep();
-	ret = blk_nullb_create(&d->nb, "zeroout", 512,
-			       memory_backed ? DATA_MB : DEV_MB, 1280,
-			       memory_backed, msg, sizeof(msg));
-	if (!ret && blk_queue_get(&d->nb, "write_zeroes_max_bytes")) {
-		snprintf(msg, sizeof(msg), "%s has Write Zeroes", d->nb.disk);
-		ret = -EOPNOTSUPP;
-	}
-	if (!ret)
-		ret = blk_trace_create(&d->tr, "zeroout", &d->nb, msg,
-				       sizeof(msg));
-	if (!ret) {
-		d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
-		ret = d->fd < 0 ? -errno : 0;
-		snprintf(msg, sizeof(msg), "open %s: %s", d->nb.path,
-			 strerror(-ret));
-	}
-	if (ret) {
-		blk_trace_destroy(&d->tr);
-		blk_nullb_destroy(&d->nb);
-		if (ret == -EOPNOTSUPP)
-			SKIP(return, "%s", msg);
-		ASSERT_EQ(0, ret) TH_LOG("%s", msg);
-	}
+	ret = blk_dev_get(d, &w, msg, sizeof(msg));
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
 }
 
-static void zr_teardown(struct zr_dev *d)
-{
-	if (d->fd >= 0)
-		close(d->fd);
-	blk_trace_destroy(&d->tr);
-	blk_nullb_destroy(&d->nb);
-}
-
-/* Nothing written is kept: the bios are what is measured. */
 FIXTURE(zeroout) {
-	struct zr_dev d;
+	struct blk_dev d;
 };
 
 FIXTURE_SETUP(zeroout)
 {
-	zr_setup(_metadata, &self->d, 0);
+	zr_setup(_metadata, &self->d, false);
 }
 
 FIXTURE_TEARDOWN(zeroout)
 {
-	zr_teardown(&self->d);
+	blk_dev_put(&self->d);
 }
 
-/* A small device that keeps its data. */
 FIXTURE(zeroout_data) {
-	struct zr_dev d;
+	struct blk_dev d;
 };
 
 FIXTURE_SETUP(zeroout_data)
 {
-	zr_setup(_metadata, &self->d, 1);
+	zr_setup(_metadata, &self->d, true);
 }
 
 FIXTURE_TEARDOWN(zeroout_data)
 {
-	zr_teardown(&self->d);
+	blk_dev_put(&self->d);
 }
 
 /* BLKZEROOUT of [@start, @start + @len) counted in @c. */
-static int zero(struct zr_dev *d, unsigned long long start,
+static int zero(struct blk_dev *d, unsigned long long start,
 		unsigned long long len, struct blk_counts *c)
 {
 	unsigned long long range[2] = { start, len };
 	int ret;
 
-	ret = blk_trace_start(&d->tr);
+	ret = blk_trace_start(d);
 	if (!ret && ioctl(d->fd, BLKZEROOUT, range))
 		ret = -errno;
 	if (!ret)
-		ret = blk_trace_stop(&d->tr, 0, c);
+		ret = blk_trace_stop(d, 0, c);
 	if (!ret)
 		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, max %ld KiB\n",
-			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
+			       len, start, d->disk, c->bios, c->max_bio >> 1);
 	return ret;
 }
 
 /*
- * An XFS on a memory-backed null_blk with stable writes, mounted at
+ * An XFS on a memory-backed device with stable writes, mounted at
  * /tmp/ksft_blk_PID_xfs, after a BLKZEROOUT of 8 MiB on the device that
  * takes the huge zero folio where the kernel can.
  */
 FIXTURE(zeroout_xfs) {
-	struct blk_nullb nb;
+	struct blk_dev d;
 	char mnt[64];
 };
 
@@ -187,75 +162,64 @@ static int xfs_mkfs(const char *dev)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
-/*
- * Everything but the mount, with the reason of a failure in @msg; on
- * failure the device is gone again (the harness runs no teardown after a
- * failed setup).
- */
-static int xfs_make(struct blk_nullb *nb, char *msg, size_t len)
+/* Everything but the mount, with the reason of a failure in @msg. */
+static int xfs_make(struct blk_dev *d, char *msg, size_t len)
 {
 	unsigned long long range[2] = { 0, 8 * BLK_MiB };
-	int fd, ret;
+	int ret;
 
-	ret = blk_nullb_create(nb, "xfs", 512, XFS_MB, 1280, 1, msg, len);
-	if (ret)
+	ret = blk_queue_set(d, "stable_writes", 1);
+	if (ret) {
+		snprintf(msg, len, "%s stable_writes: %s", d->disk,
+			 strerror(-ret));
 		return ret;
-	ret = blk_queue_set(nb, "stable_writes", 1);
-	if (ret) {
-		snprintf(msg, len, "%s stable_writes: %s", nb->disk,
-			 strerror(-ret));
-		goto fail;
 	}
-	fd = open(nb->path, O_RDWR);
-	ret = fd < 0 || ioctl(fd, BLKZEROOUT, range) ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
-	if (ret) {
-		snprintf(msg, len, "BLKZEROOUT on %s: %s", nb->path,
-			 strerror(-ret));
-		goto fail;
+	if (ioctl(d->fd, BLKZEROOUT, range)) {
+		ret = -errno;
+		snprintf(msg, len, "BLKZEROOUT on %s: %s", d->path,
+			 strerror(errno));
+		return ret;
 	}
-	ret = xfs_mkfs(nb->path);
-	if (ret) {
-		snprintf(msg, len, "mkfs.xfs -f -q %s failed", nb->path);
-		goto fail;
-	}
-	return 0;
-fail:
-	blk_nullb_destroy(nb);
+	close(d->fd);
+	d->fd = -1;
+	ret = xfs_mkfs(d->path);
+	if (ret)
+		snprintf(msg, len, "mkfs.xfs -f -q %s failed", d->path);
 	return ret;
 }
 
 FIXTURE_SETUP(zeroout_xfs)
 {
+	const struct blk_want w = {
+		/* Sub-block writes: 512-byte sectors. */
+		.what = "xfs", .lbs = 512, .size_mb = XFS_MB, .max_hw_kb = 1280,
+		.memory_backed = true, .open_flags = O_RDWR,
+	};
 	char msg[256];
 	int ret;
 
 	self->mnt[0] = '\0';
-	if (geteuid())
-		SKIP(return, "must be run as root");
+	self->d.fd = -1;
 	if (system("command -v mkfs.xfs >/dev/null"))
 		SKIP(return, "no mkfs.xfs (xfsprogs)");
 	if (blk_meminfo("MemAvailable") < 256LL * BLK_MiB)
 		SKIP(return, "MemAvailable below 256 MiB");
-	blk_sweep();
-	ret = xfs_make(&self->nb, msg, sizeof(msg));
+	ret = blk_dev_get(&self->d, &w, msg, sizeof(msg));
 	if (ret == -EOPNOTSUPP)
 		SKIP(return, "%s", msg);
 	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
-	snprintf(self->mnt, sizeof(self->mnt), BLK_MNTDIR "/" BLK_PREFIX "%d_xfs",
-		 getpid());
-	ret = mkdir(self->mnt, 0700) ? errno : 0;
-	if (!ret && mount(self->nb.path, self->mnt, "xfs", 0, NULL)) {
-		ret = errno;
-		rmdir(self->mnt);
+	ret = xfs_make(&self->d, msg, sizeof(msg));
+	if (!ret) {
+		ret = blk_mnt_make(&self->d, "xfs", "xfs", self->mnt,
+				   sizeof(self->mnt));
+		snprintf(msg, sizeof(msg), "mount: %s", strerror(-ret));
 	}
 	if (ret) {
-		self->mnt[0] = '\0';
-		blk_nullb_destroy(&self->nb);
-		if (ret == ENODEV)
-			SKIP(return, "no XFS in this kernel (CONFIG_XFS_FS)");
-		ASSERT_EQ(0, ret) TH_LOG("mount: %s", strerror(ret));
+		blk_dev_put(&self->d);
+		if (ret == -ENODEV || ret == -EOPNOTSUPP)
+			SKIP(return, "%s", ret == -ENODEV ?
+			     "no XFS in this kernel (CONFIG_XFS_FS)" : msg);
+		ASSERT_EQ(0, ret) TH_LOG("%s", msg);
 	}
 }
 
@@ -263,7 +227,7 @@ FIXTURE_TEARDOWN(zeroout_xfs)
 {
 	if (self->mnt[0])
 		blk_mnt_remove(self->mnt);
-	blk_nullb_destroy(&self->nb);
+	blk_dev_put(&self->d);
 }
 
 TEST_F(zeroout_xfs, iomap_zero)
@@ -309,7 +273,7 @@ TEST_F(zeroout_xfs, iomap_zero)
 	munmap(bait, bait_len);
 	munmap(buf, 4096);
 	close(fd);
-	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0ULL, bad);
 }
 
 TEST_F(zeroout, huge_folio)
@@ -369,7 +333,7 @@ TEST_F(zeroout_data, zeroes)
 				       buf[i]);
 	ksft_print_msg("%llu wrong bytes\n", bad);
 	munmap(buf, len);
-	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0ULL, bad);
 }
 
 TEST_HARNESS_MAIN
