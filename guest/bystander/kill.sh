@@ -15,12 +15,12 @@
 set -u
 
 # What the tests make and name after their process (the series'
-# blk_util.h; the guards' blk_lib.c), and the settings the guards saved.
+# blk_util.c; the guards' blk_lib.c), and the settings both saved.
 made() {
 	for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* /tmp/ksft_blk_*; do
 		[ -d "$d" ] && printf ' %s' "${d##*/}"
 	done
-	for f in /tmp/blk_guards_saved/*; do
+	for f in /tmp/blk_guards_saved/* /run/ksft_blk_*; do
 		[ -f "$f" ] && printf ' saved:%s' "${f##*/}"
 	done
 }

@@ -15,15 +15,22 @@
  *   zeroes (guard): a zeroed range that starts and ends off a page reads
  *   back as zeroes, and the blocks around it keep their data.
  *
- * Needs root, null_blk (made here, removed in the teardown) and the block
- * trace events. huge_folio skips if there is no huge zero folio to take:
+ * Needs root and the block trace events. Each case makes a null_blk of its
+ * own and removes it, or runs on the disk named in BLK_TEST_DEV (and in
+ * BLK_TEST_DESTROY: its data is lost), skipping if it has Write Zeroes.
+ * huge_folio skips if there is no huge zero folio to take:
  * no THP, transparent_hugepage/use_zero_page at 0 (read, never set), a PMD
  * size other than 2 MiB (pages above 4 KiB), or no free 2 MiB to allocate
  * it from (thp_zero_page_alloc_failed grew while the case ran).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "../kselftest_harness.h"
 #include "blk_util.h"
 
@@ -31,111 +38,78 @@
 #define DATA_MB		64
 #define MAX_BIO_MB	16
 
-struct zr_dev {
-	struct blk_nullb nb;
-	struct blk_trace tr;
-	int fd;
-};
-
 /*
- * A null_blk without Write Zeroes, traced and open; skips if there is
- * none to make. On failure nothing is left behind: the harness runs no
- * teardown after a failed setup.
+ * A device without Write Zeroes, traced and open, or a skip: 1 GiB whose
+ * data is not kept (the bios are what is measured), or with @data a
+ * small one that keeps it.
  */
-static void zr_setup(struct __test_metadata *_metadata, struct zr_dev *d,
-		     int memory_backed)
+static void zr_setup(struct __test_metadata *_metadata, struct blk_dev *d,
+		     bool data)
 {
+	const struct blk_want w = {
+		.what = "zeroout", .lbs = data ? 512 : 0,
+		.size_mb = data ? DATA_MB : DEV_MB, .max_hw_kb = 1280,
+		.memory_backed = data, .no_write_zeroes = true, .trace = true,
+		.open_flags = O_RDWR | O_DIRECT,
+	};
 	long long avail = blk_meminfo("MemAvailable");
 	char msg[256];
 	int ret;
 
 	d->fd = -1;
-	d->tr.dir[0] = '\0';
-	if (geteuid())
-		SKIP(return, "must be run as root");
 	/* The data device holds DATA_MB, and the test reads it back. */
-	if (memory_backed && avail < 4LL * DATA_MB * BLK_MiB)
+	if (data && avail < 4LL * DATA_MB * BLK_MiB)
 		SKIP(return, "MemAvailable %lld MiB, below %d MiB",
 		     avail >> 20, 4 * DATA_MB);
-	blk_sweep();
-	ret = blk_nullb_create(&d->nb, "zeroout", 512,
-			       memory_backed ? DATA_MB : DEV_MB, 1280,
-			       memory_backed, msg, sizeof(msg));
-	if (!ret && blk_queue_get(&d->nb, "write_zeroes_max_bytes")) {
-		snprintf(msg, sizeof(msg), "%s has Write Zeroes", d->nb.disk);
-		ret = -EOPNOTSUPP;
-	}
-	if (!ret)
-		ret = blk_trace_create(&d->tr, "zeroout", &d->nb, msg,
-				       sizeof(msg));
-	if (!ret) {
-		d->fd = open(d->nb.path, O_RDWR | O_DIRECT);
-		ret = d->fd < 0 ? -errno : 0;
-		snprintf(msg, sizeof(msg), "open %s: %s", d->nb.path,
-			 strerror(-ret));
-	}
-	if (ret) {
-		blk_trace_destroy(&d->tr);
-		blk_nullb_destroy(&d->nb);
-		if (ret == -EOPNOTSUPP)
-			SKIP(return, "%s", msg);
-		ASSERT_EQ(0, ret) TH_LOG("%s", msg);
-	}
+	ret = blk_dev_get(d, &w, msg, sizeof(msg));
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "%s", msg);
+	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
 }
 
-static void zr_teardown(struct zr_dev *d)
-{
-	if (d->fd >= 0)
-		close(d->fd);
-	blk_trace_destroy(&d->tr);
-	blk_nullb_destroy(&d->nb);
-}
-
-/* Nothing written is kept: the bios are what is measured. */
 FIXTURE(zeroout) {
-	struct zr_dev d;
+	struct blk_dev d;
 };
 
 FIXTURE_SETUP(zeroout)
 {
-	zr_setup(_metadata, &self->d, 0);
+	zr_setup(_metadata, &self->d, false);
 }
 
 FIXTURE_TEARDOWN(zeroout)
 {
-	zr_teardown(&self->d);
+	blk_dev_put(&self->d);
 }
 
-/* A small device that keeps its data. */
 FIXTURE(zeroout_data) {
-	struct zr_dev d;
+	struct blk_dev d;
 };
 
 FIXTURE_SETUP(zeroout_data)
 {
-	zr_setup(_metadata, &self->d, 1);
+	zr_setup(_metadata, &self->d, true);
 }
 
 FIXTURE_TEARDOWN(zeroout_data)
 {
-	zr_teardown(&self->d);
+	blk_dev_put(&self->d);
 }
 
 /* BLKZEROOUT of [@start, @start + @len) counted in @c. */
-static int zero(struct zr_dev *d, unsigned long long start,
+static int zero(struct blk_dev *d, unsigned long long start,
 		unsigned long long len, struct blk_counts *c)
 {
 	unsigned long long range[2] = { start, len };
 	int ret;
 
-	ret = blk_trace_start(&d->tr);
+	ret = blk_trace_start(d);
 	if (!ret && ioctl(d->fd, BLKZEROOUT, range))
 		ret = -errno;
 	if (!ret)
-		ret = blk_trace_stop(&d->tr, 0, c);
+		ret = blk_trace_stop(d, 0, c);
 	if (!ret)
 		ksft_print_msg("BLKZEROOUT of %llu bytes at %llu on %s: %ld bios, max %ld KiB\n",
-			       len, start, d->nb.disk, c->bios, c->max_bio >> 1);
+			       len, start, d->disk, c->bios, c->max_bio >> 1);
 	return ret;
 }
 
@@ -196,7 +170,7 @@ TEST_F(zeroout_data, zeroes)
 				       buf[i]);
 	ksft_print_msg("%llu wrong bytes\n", bad);
 	munmap(buf, len);
-	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0ULL, bad);
 }
 
 TEST_HARNESS_MAIN
