@@ -317,7 +317,7 @@ tool-checks: deps
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
 	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/ and guest/init" \
 		shellcheck -x $(S)/*.sh guest/init guest/bystander/run.sh \
-		guest/bystander/kill.sh guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
+		guest/bystander/kill.sh guest/bystander/skip-rules.sh guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
 	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 
