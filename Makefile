@@ -25,7 +25,8 @@
 #                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
 #                   user.name/user.email, each patch to its maintainers
-#                   and lists (SEND=1 sends; V=N version; TO=, CC= more):
+#                   and lists (SEND=1 sends; VERSION=N a version; TO=,
+#                   MAIL_CC= more addresses):
 #                   on 7.1 three series, fixes (block, stable), zeroing
 #                   (mm) and dio (block, RFC); SERIES=NAME one of them;
 #                   REPORT=docs/io-wq: that report instead;
@@ -37,8 +38,10 @@
 #                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
 #   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
 #                   and patched, per buffer layout and max_sectors_kb
-#   make series     regenerate patches/ from the build/linux-patched branch
-#   make clean      remove build/
+#   make series     regenerate patches/ from the blk-series branch of
+#                   build/BASE/linux-patched
+#   make clean      remove build/BASE/
+#   make help       this text
 #
 # BASE=6.12 works on the backport (patches/v6.12, Debian's linux-source-6.12)
 # instead. KERNEL_TREE=/path/to/linux uses your own git tree of the BASE
@@ -58,6 +61,22 @@ SHELL := /bin/bash
 BASE     ?= 7.1
 ifeq ($(filter 7.1 6.12,$(BASE)),)
 $(error BASE=$(BASE): there are series for BASE=7.1 and BASE=6.12)
+endif
+
+# Kbuild's variables mean something else here, and a kernel developer
+# types them by habit: each is refused, saying what to use, rather than
+# silently ignored (O=) or taken for a mail address (CC=).
+ifeq ($(origin O),command line)
+$(error O=$(O): the workbench builds in build/$(BASE)/ of this clone (make clean removes it); there is no O=)
+endif
+ifeq ($(origin ARCH),command line)
+$(error ARCH=$(ARCH): the guests are x86_64; make check builds the series for arm64, i386 and riscv64 too)
+endif
+ifeq ($(origin V),command line)
+$(error V=$(V): not kbuild's verbosity here; the mails' version is VERSION=N (make send), build logs are in build/$(BASE)/)
+endif
+ifeq ($(origin CC),command line)
+$(error CC=$(CC): the kernels are built with ccache gcc; more mail recipients are MAIL_CC=)
 endif
 B        := $(abspath build/$(BASE))
 PATCHES  := patches/v$(BASE)
@@ -96,7 +115,7 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	'tools/testing/selftests/*/config' '*.kunitconfig' 2>/dev/null | \
 	sed 's|^|$(PATCHED)/|')
 
-.PHONY: all test shell series clean deps trees apply kernels \
+.PHONY: all help test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
 	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-initramfs \
@@ -104,6 +123,10 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
+
+# The header of this file.
+help:
+	@sed -n '4,/^$$/{s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
 
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
@@ -407,9 +430,8 @@ check: trees
 	@$(S)/deps.sh check
 	@$(S)/check-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
 
-# TO= and CC= (addresses, "," between them) go to every mail. CC only
-# from the command line: make's own CC is the C compiler.
-SEND_TO = $(if $(TO),--to='$(TO)') $(if $(filter command line,$(origin CC)),--cc='$(CC)')
+# TO= and MAIL_CC= (addresses, "," between them) go to every mail.
+SEND_TO = $(if $(TO),--to='$(TO)') $(if $(MAIL_CC),--cc='$(MAIL_CC)')
 # REPORT=docs/io-wq sends that report instead of the series (a mail to
 # the maintainers of the files it names, scripts/send-report.sh).
 REPORT ?=

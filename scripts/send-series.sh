@@ -12,7 +12,7 @@
 # own): the cover letter (PATCHDIR/0000-cover-letter.patch, or the file
 # $COVER) and the patches of PATCHDIR/series, with subjects "[TAG m/n]",
 # TAG the cover letter's ("PATCH", "RFC PATCH", "PATCH blktests"), its
-# version, if any, replaced by $V (a first posting has none). The cover
+# version, if any, replaced by $VERSION (a first posting has none). The cover
 # letter must carry "base-commit: B", B the commit the first patch
 # applies on (BASE, or for a later mail of a series, the commit of the
 # patch before it); it is added if missing. When B has commits on top of
@@ -37,7 +37,7 @@
 # are To:/Cc: headers of the outgoing files; git send-email adds, per
 # mail, the people in its trailers (Suggested-by, Cc...) but not the
 # sender, and the --to=/--cc= of the extra arguments to every mail (make
-# send TO=... CC=...). The patches are threaded as replies to the cover
+# send TO=... MAIL_CC=...). The patches are threaded as replies to the cover
 # letter.
 # Default: a dry run that prints who gets what. SEND=1 sends, through
 # SMTP_SERVER (and SMTP_PORT) if set, else through the sendemail.* SMTP
@@ -73,8 +73,8 @@ if grep -qF -e '*** SUBJECT HERE ***' -e '*** BLURB HERE ***' "$cover"; then
 fi
 tag=$(sed -nE '/^Subject:/{s/^Subject: *\[([^]]*) 0\/[0-9]+\].*/\1/p;q}' "$cover")
 [ -n "$tag" ] || { echo "send-series: $cover has no \"[TAG 0/N]\" subject" >&2; exit 1; }
-[[ -z ${V:-} || $V =~ ^[0-9]+$ ]] || { echo "send-series: V=$V is not a version number" >&2; exit 1; }
-[ -z "${V:-}" ] || tag="$(sed -E 's/ v[0-9]+$//' <<<"$tag") v$V"
+[[ -z ${VERSION:-} || $VERSION =~ ^[0-9]+$ ]] || { echo "send-series: VERSION=$VERSION is not a version number" >&2; exit 1; }
+[ -z "${VERSION:-}" ] || tag="$(sed -E 's/ v[0-9]+$//' <<<"$tag") v$VERSION"
 cover_base=$(wb_cover_base "$cover")
 if [ -f "$fixed" ]; then
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
