@@ -90,6 +90,15 @@ else
 	git -C "$src" rev-parse -q --verify HEAD >/dev/null ||
 		{ echo "kernel-tree: KERNEL_TREE=$src is not a git tree with a commit" >&2; exit 1; }
 	base=$(git -C "$src" rev-parse HEAD)
+	# The user's repository: say what is done in it, and never reset a
+	# blk-series branch that this workbench did not make there.
+	if git -C "$src" rev-parse -q --verify refs/heads/blk-series >/dev/null &&
+	   [ "$(git -C "$src" config --get workbench.branch || true)" != blk-series ]; then
+		echo "kernel-tree: KERNEL_TREE=$src has a branch blk-series that the workbench did not make; it would be reset: rename it, or use a clone" >&2
+		exit 1
+	fi
+	echo "kernel-tree: in KERNEL_TREE=$src: worktrees $(wb_tree "$build" base) and $(wb_tree "$build" patched), branch blk-series (made and reset by the workbench), the patches' changelogs as git notes (refs/notes/commits, notes.rewriteRef set)"
+	git -C "$src" config workbench.branch blk-series
 fi
 
 version=$(kernelversion "$src" "$base")
