@@ -138,13 +138,11 @@ static inline int blk_probe(const char *name, struct blkdev *dev)
 /* A device made for one test, removed by blk_made_destroy(). */
 struct blk_made {
 	struct blk_nullb nb;
-	struct blk_sdebug sd;
 };
 
 static inline void blk_made_destroy(struct blk_made *made)
 {
 	blk_nullb_destroy(&made->nb);
-	blk_sdebug_destroy(&made->sd);
 }
 
 /*
@@ -154,9 +152,8 @@ static inline void blk_made_destroy(struct blk_made *made)
  * Without a name, one is made into @made, which the caller removes with
  * blk_made_destroy() (a harness teardown can: @made may live in the
  * fixture): a memory-backed null_blk of @make_lbs-byte blocks and
- * @make_mb MiB (no Write Zeroes), or with @make_lbs 0 a scsi_debug disk
- * (Write Zeroes); with @made NULL nothing is made (-BLK_ESKIP). Nothing
- * else is ever touched. Returns 0, -BLK_ESKIP (skip) or -errno (fail),
+ * @make_mb MiB (no Write Zeroes); with @made NULL nothing is made
+ * (-BLK_ESKIP). Nothing else is ever touched. Returns 0, -BLK_ESKIP (skip) or -errno (fail),
  * the reason in @msg.
  */
 static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
@@ -176,14 +173,9 @@ static inline int blk_find(const char *env, int want_wz, unsigned int make_lbs,
 	} else if (made) {
 		memset(made, 0, sizeof(*made));
 		snprintf(made_name, sizeof(made_name), "blk_test_%d", getpid());
-		if (make_lbs) {
-			ret = blk_nullb_create(&made->nb, made_name, make_lbs,
-					       make_mb, 8192, 1, msg, msglen);
-			name = made->nb.disk;
-		} else {
-			ret = blk_sdebug_create(&made->sd, 3, 1, msg, msglen);
-			name = made->sd.disk;
-		}
+		ret = blk_nullb_create(&made->nb, made_name, make_lbs, make_mb,
+				       8192, 1, msg, msglen);
+		name = made->nb.disk;
 		if (ret)
 			return ret;
 	} else {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * O_DIRECT transfers on null_blk and scsi_debug devices the test creates
- * itself.
+ * itself. Each fixture below names, above it, the shipped bug or the risk
+ * it guards against, which no series test, KUnit case or blktests case
+ * covers.
  *
  * dio_io: on the single-bio paths of block/fops.c (pread/pwrite,
  * preadv/pwritev, Linux AIO and io_uring of at most 256 pages), every
@@ -250,7 +252,19 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* dio_io ----------------------------------------------------------------- */
+/*
+ * dio_io: the single-bio paths of block/fops.c (__blkdev_direct_IO_simple()
+ * and __blkdev_direct_IO_async(): sync, Linux AIO, io_uring). Shipped bug:
+ * v3 of the series cut the extraction at a split point even where the
+ * rest fitted, so these calls returned short with no error (61440 ->
+ * 57344 through AIO and io_uring) or were finished through the page cache
+ * (sync). Risk now: patch 1 ("unpin every page that
+ * bio_iov_iter_align_down() trims") rewrites the align-down trim as
+ * bio_iov_iter_trim(), which patch 7's split trim shares and every bio of
+ * these paths goes through (a buffer at +512 on 4096-byte blocks reaches
+ * it); dio_pins checks its pins on the multi-bio path only, and no series
+ * test reads data back or uses AIO or io_uring.
+ */
 
 FIXTURE(dio_io) {
 	struct dev_ctx d;
@@ -278,14 +292,15 @@ FIXTURE_VARIANT(dio_io) {
 	NULLB_VARIANT(f, 512, 512, kb) NULLB_VARIANT(f, 4k, 4096, kb)
 
 /*
- * Tiny limits, odd ones (a split point that is not a page multiple),
- * powers of two, and the defaults of 6.12 (1280 KiB) and 7.0 (4 MiB).
+ * The limits of v3's three short-I/O reproducers (6 KiB: a split point
+ * inside a page; 32 KiB on 4 KiB blocks at buffer+512; 512 KiB at
+ * buffer+512) and the default caps of 6.12 (1280 KiB) and 7.x (4 MiB). On
+ * these paths the limit only decides how blk-mq splits the one bio, not
+ * how the bio is built: v5's other nine limits (4, 10, 60, 96, 127, 128,
+ * 1023, 1024, 2048) ran the same code and are gone.
  */
-NULLB_VARIANTS(dio_io, 4) NULLB_VARIANTS(dio_io, 6) NULLB_VARIANTS(dio_io, 10)
-NULLB_VARIANTS(dio_io, 32) NULLB_VARIANTS(dio_io, 60) NULLB_VARIANTS(dio_io, 96)
-NULLB_VARIANTS(dio_io, 127) NULLB_VARIANTS(dio_io, 128) NULLB_VARIANTS(dio_io, 512)
-NULLB_VARIANTS(dio_io, 1023) NULLB_VARIANTS(dio_io, 1024) NULLB_VARIANTS(dio_io, 1280)
-NULLB_VARIANTS(dio_io, 2048) NULLB_VARIANTS(dio_io, 4096)
+NULLB_VARIANTS(dio_io, 6) NULLB_VARIANTS(dio_io, 32) NULLB_VARIANTS(dio_io, 512)
+NULLB_VARIANTS(dio_io, 1280) NULLB_VARIANTS(dio_io, 4096)
 
 /* The device is made by the test: what it needs depends on the offset. */
 FIXTURE_SETUP(dio_io)
@@ -695,7 +710,16 @@ DIO_IO_CASE(uring_read, 512)
 DIO_IO_CASE(uring_write, 0)
 DIO_IO_CASE(uring_write, 512)
 
-/* dio_bios --------------------------------------------------------------- */
+/*
+ * dio_bios: a 64 MiB read from a THP buffer and from runs of 1-3 pages at
+ * 128 KiB to 4 MiB takes at most the bios of an unpatched kernel plus one
+ * per 15 (the 1/16 rule). Shipped bug: v3 capped bios at one request where
+ * max_sectors_kb >= 1 MiB, 6.12's default included (4 bios -> 51 at
+ * 1280 KiB); a cap is what the reviewers rejected (ublk: 20 GB/s -> 3.7).
+ * dio_split's guard variants check single pages at 64 and 128 KiB and
+ * the default only; no series test bounds the bios of THP buffers or of
+ * multi-page runs at the large limits.
+ */
 
 FIXTURE(dio_bios) {
 	struct dev_ctx d;
@@ -859,7 +883,13 @@ static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
 	return n;
 }
 
-/* dio_fs: iomap ----------------------------------------------------------- */
+/*
+ * dio_fs: iomap. Risk: iomap_dio_bio_iter(), the other caller of the trim,
+ * loses data or builds bios that are no page multiples (v3's review:
+ * bios of no page multiple break blk-crypto data units and btrfs) or too many. blktests
+ * block/050 counts iomap's requests on ext4 but reads no data back and
+ * bounds no bios; no series test goes through a file system's direct I/O.
+ */
 
 /*
  * ext4 on a null_blk made here: its direct I/O goes through
@@ -1080,7 +1110,17 @@ TEST_F_TIMEOUT(dio_fs, read64m_runs1to3, 300)
 	       "runs of 1-3 pages");
 }
 
-/* scsi_debug: 512e and atomic writes ------------------------------------ */
+/*
+ * dio_sdebug: scsi_debug, 512e and atomic writes. Shipped bug: v3 ended
+ * bios on split points counted from the bio's start, but blk-mq aligns
+ * splits to the physical block in absolute sectors: a 512e disk read from
+ * one sector into a physical block made 102 requests for 52. KUnit
+ * bio_split_rw_last computes those split points; only this runs them
+ * through the SCSI disk driver (sd's limits, its 512e and atomic-write
+ * queue setup). Risk on the atomic cases: a trimmed or split RWF_ATOMIC
+ * write is torn (v3 set REQ_ATOMIC after extraction). No blktests case of
+ * ours uses scsi_debug.
+ */
 
 /*
  * A scsi_debug disk with 512-byte logical and 4096-byte physical blocks

@@ -10,6 +10,15 @@
 # 384 (4096-byte blocks), and 64, plus 1 MiB from a buffer that starts
 # dma_alignment + 1 bytes into a page (fio mem_align).
 #
+# Risk: data written through bios that the series trims (patch 7 gives a
+# bio's short tail back to the next bio by reverting the iterator) lands at
+# the wrong offset or is lost, where blk-mq splits at 96 and 384 KiB and
+# bios are followed by others (64 MiB and odd-sized I/Os), also from a
+# buffer off its page and off the DMA alignment. The series' dio_split and
+# dio_pins run on null_blk devices that keep no data and blktests
+# block/049 and block/050 read nothing back; blktests block/042 checks odd
+# offsets with data, but in single-bio I/Os (and in make blktests only).
+#
 # The devices are memory-backed null_blk devices made here and removed on
 # exit, unless BLK_NOWZ_DEV / BLK_WZ_DEV name devices, which are used only
 # if listed in BLK_TEST_DESTROY and not partitioned, held, mounted or swap;

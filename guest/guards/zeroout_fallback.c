@@ -5,6 +5,15 @@
  * 1024 bios per GiB) and still zero correctly, and use the huge folio
  * again (at most ZR_HUGE_MAX_BIOS bios per GiB) once the obstacle is gone.
  *
+ * Risk: the allocation-failure path of patch 3 ("mm: huge_memory: let
+ * kernel users take the huge zero folio at run time"), whose
+ * GFP_TRANSHUGE_LIGHT allocation fails on fragmented memory in the field:
+ * a NULL folio used, a zeroout that fails or zeroes wrongly instead of
+ * falling back, or a failure after which the folio is never tried again. The series' zeroout.huge_folio skips
+ * when the allocation failed, KUnit cannot fail it, and no blktests case
+ * injects it; guest/stress's allocation-failure case does the same under
+ * load, on the debug kernel only.
+ *
  *  1. The allocation of the huge zero folio fails (fail_page_alloc on
  *     order >= 9). The kernel keeps the folio for good once the block
  *     layer has taken it, so this only works before the first huge-folio
@@ -46,7 +55,6 @@ FIXTURE(zeroout_fallback) {
 	struct blk_made made;
 	struct blkdev dev;
 	struct blk_saved fail[ZR_FAIL_KNOBS];
-	struct blk_saved use_zero_page;
 	unsigned long long range_start;
 };
 
@@ -84,7 +92,6 @@ FIXTURE_SETUP(zeroout_fallback)
 FIXTURE_TEARDOWN_PARENT(zeroout_fallback)
 {
 	zr_fail_restore(self->fail);
-	blk_saved_restore(&self->use_zero_page);
 	blk_made_destroy(&self->made);
 }
 
