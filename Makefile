@@ -365,6 +365,8 @@ host-checks: apply
 	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: a dry run of the blktests series, [PATCH blktests m/n] to its maintainer and linux-block" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-series.sh $(B) - patches/blktests | \
 		grep -c -e "^send-series: \[PATCH blktests [0-3]/3\]" -e "To: .*shinichiro.kawasaki@wdc.com" | grep -qx 8'
+	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: the Copyright lines the patches add name the sender, not the placeholder" \
+		bash -c 'c=$$(grep -h "^+.*Copyright" $(B)/outgoing/blktests/0*.patch); [ -n "$$c" ] && ! grep -v "Copyright (C) [0-9]* Workbench Test <test@example.org>$$" <<<"$$c"'
 
 # $(call test_tap,TESTDIR): make test's results of one base.
 test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \

@@ -24,8 +24,10 @@
 # against the commits. Every mail is
 # From: the sender (so git am makes the sender the author); in the
 # patches the placeholder's Signed-off-by becomes the sender's, added if
-# there was none; the other trailers and the changelogs below "---" are
-# kept as they are.
+# there was none, and so does the placeholder on an added line of the diff
+# that says "Copyright" (a blktests test's "# Copyright (C) 2026 NAME":
+# blktests wants a person there); the other trailers and the changelogs
+# below "---" are kept as they are.
 # Recipients: each patch To: the maintainers and reviewers and Cc: the
 # lists that scripts/get_maintainer.pl (run in BUILD_DIR/linux-patched,
 # with $GET_MAINTAINER_ARGS) names for that patch alone; the cover letter
@@ -96,7 +98,8 @@ fi
 # them): the subject prefix set, From: the sender, To: and Cc: set,
 # message ids dropped (git send-email threads the mails it sends),
 # base-commit added to the cover; in a patch, the placeholder's
-# Signed-off-by replaced by the sender's.
+# Signed-off-by, and the placeholder in an added Copyright line, replaced
+# by the sender's.
 outgoing() { # source, index, destination
 	WB_FROM=$from awk -v prefix="[$tag $2/$n]" -v patch="$([ "$2" = 0 ] || echo 1)" \
 		-v placeholder="$WB_PLACEHOLDER" -v base="$([ "$2" = 0 ] && [ -z "$cover_base" ] && git -C "$patched" rev-parse "$base")" '
@@ -116,6 +119,9 @@ outgoing() { # source, index, destination
 			if (!signed) { if (last !~ /^[A-Za-z-]+: /) print ""; print "Signed-off-by: " from }
 		}
 		body && !notes { last = $0 }
+		patch && notes && /^\+.*Copyright/ && (i = index($0, placeholder)) {
+			$0 = substr($0, 1, i - 1) from substr($0, i + length(placeholder))
+		}
 		body && base != "" && /^-- $/ { print "base-commit: " base "\n"; base = "" }
 		{ print }
 		END { if (base != "") print "\nbase-commit: " base }' "$1" >"$3"
