@@ -391,8 +391,11 @@ endif
 
 # The backport's part of make test, each line of it prefixed "6.12: "
 # ("+": a make runs there, which make does not see through $(BACKPORT)).
+# GUEST_CMD names the sub-make's own BASELINE_CMD rather than this
+# make's value: that holds $$BLK_NOWZ_DEV, which the sub-make would
+# expand again (as $(B)LK_NOWZ_DEV).
 run-backport:
-	@+$(BACKPORT) GUEST_CMD='$(BASELINE_CMD)' host-checks run-patched run-baseline \
+	@+$(BACKPORT) GUEST_CMD='$$(BASELINE_CMD)' host-checks run-patched run-baseline \
 		kunit-parse 2>&1 | sed -u 's/^/6.12: /'
 
 kunit-parse: run-patched
