@@ -173,8 +173,14 @@ static void bio_split_rw_last_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, bio_split_rw_last(&bio, &lim,
 						c->part_start + c->sector,
-						c->align), c->expect);
-	/* The walk leaves the bio as it was. */
+						c->align, false), c->expect);
+	/* Without the walk where the bvecs are whole pages: the same. */
+	if (!c->vec_off && IS_ALIGNED(c->vec_len, PAGE_SIZE))
+		KUNIT_EXPECT_EQ(test,
+				bio_split_rw_last(&bio, &lim,
+						  c->part_start + c->sector,
+						  c->align, true), c->expect);
+	/* Neither changes the bio. */
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_size, c->nr_vecs * c->vec_len);
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_sector, c->sector);
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_idx, 0);
@@ -184,11 +190,143 @@ static void bio_split_rw_last_test(struct kunit *test)
 	__free_pages(page, get_order(SZ_1M));
 }
 
+/*
+ * A bio of @nr_pages whole pages in bvecs of @run pages (the last one
+ * shorter), each bvec on the same @run contiguous pages at @page.
+ */
+static void split_pages_bio(struct bio *bio, struct bio_vec *bvecs,
+			    struct page *page, unsigned int nr_pages,
+			    unsigned int run)
+{
+	unsigned int n;
+
+	bio_init(bio, NULL, bvecs, nr_pages, REQ_OP_READ);
+	for (; nr_pages; nr_pages -= n) {
+		n = min(nr_pages, run);
+		__bio_add_page(bio, page, n * PAGE_SIZE, 0);
+	}
+}
+
+struct split_pages_count {
+	unsigned int total, answered, whole, trimmed;
+};
+
+/*
+ * Compare, for @bio of whole pages, the answer bio_split_rw_last() gives
+ * without a walk, where bio_split_pages_piece() knows the pieces, with the
+ * walk's, at each point of a grid of limits, start sectors and alignments.
+ */
+static void split_pages_grid(struct kunit *test, struct bio *bio,
+			     struct split_pages_count *count)
+{
+	static const unsigned int max_sectors[] = {
+		8, 120, 128, 192, 256, 1016, 1024, 2048, 2560,
+	};
+	static const unsigned short max_segments[] = {
+		1, 7, 128, 129, 168, 256,
+	};
+	/* Logical and physical block sizes. */
+	static const unsigned int blocks[][2] = {
+		{ 512, 512 }, { 512, 4096 }, { 4096, 4096 },
+	};
+	/* Virt boundary (none, or a page) and maximum segment size. */
+	static const unsigned long segs[][2] = {
+		{ 0, SZ_64K }, { 0, SZ_64K - 1 }, { PAGE_SIZE - 1, UINT_MAX },
+	};
+	static const sector_t sectors[] = { 0, 1, 8 };
+	static const unsigned int aligns[] = { 1, 4 };
+	struct queue_limits lim = {
+		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+	};
+	unsigned int i, k, fast, walk, align;
+	sector_t sector;
+
+	for (i = 0; ; i++) {
+		k = i;
+		lim.max_sectors = max_sectors[k % ARRAY_SIZE(max_sectors)];
+		lim.max_hw_sectors = lim.max_sectors;
+		k /= ARRAY_SIZE(max_sectors);
+		lim.max_segments = max_segments[k % ARRAY_SIZE(max_segments)];
+		k /= ARRAY_SIZE(max_segments);
+		lim.logical_block_size = blocks[k % ARRAY_SIZE(blocks)][0];
+		lim.physical_block_size = blocks[k % ARRAY_SIZE(blocks)][1];
+		k /= ARRAY_SIZE(blocks);
+		lim.virt_boundary_mask = segs[k % ARRAY_SIZE(segs)][0];
+		lim.max_segment_size = segs[k % ARRAY_SIZE(segs)][1];
+		k /= ARRAY_SIZE(segs);
+		sector = sectors[k % ARRAY_SIZE(sectors)];
+		k /= ARRAY_SIZE(sectors);
+		align = aligns[k % ARRAY_SIZE(aligns)] * PAGE_SIZE;
+		k /= ARRAY_SIZE(aligns);
+		if (k)
+			break;
+
+		count->total++;
+		if (!bio_split_pages_piece(bio, &lim, sector))
+			continue;
+		count->answered++;
+		fast = bio_split_rw_last(bio, &lim, sector, align, true);
+		walk = bio_split_rw_last(bio, &lim, sector, align, false);
+		KUNIT_EXPECT_EQ_MSG(test, fast, walk,
+				    "%u bytes in %u bvecs, limit %u sectors, %u segments of %u, virt boundary %lx, blocks %u/%u, sector %llu, align %u",
+				    bio->bi_iter.bi_size, bio->bi_vcnt,
+				    lim.max_sectors, lim.max_segments,
+				    lim.max_segment_size,
+				    lim.virt_boundary_mask,
+				    lim.logical_block_size,
+				    lim.physical_block_size,
+				    (unsigned long long)sector, align);
+		if (fast == bio->bi_iter.bi_size)
+			count->whole++;
+		else if (fast)
+			count->trimmed++;
+	}
+}
+
+/*
+ * The answer without a walk against the walk, for bios of single pages and
+ * of longer bvecs.  The grid is in pages, not bytes, so it runs with any
+ * page size, and it counts the cases answered without a walk so that it
+ * cannot pass by never taking that path.
+ */
+static void bio_split_rw_last_pages_test(struct kunit *test)
+{
+	static const unsigned int nr_pages[] = { 1, 15, 129, 256 };
+	static const unsigned int runs[] = { 1, 4, 16 };
+	struct split_pages_count count = { };
+	struct bio_vec *bvecs;
+	struct page *page;
+	unsigned int p, r;
+	struct bio bio;
+
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, ilog2(16));
+	if (!page)
+		kunit_skip(test, "no 16 contiguous pages");
+	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
+
+	for (p = 0; p < ARRAY_SIZE(nr_pages); p++) {
+		for (r = 0; r < ARRAY_SIZE(runs); r++) {
+			split_pages_bio(&bio, bvecs, page, nr_pages[p],
+					runs[r]);
+			split_pages_grid(test, &bio, &count);
+			bio_uninit(&bio);
+		}
+	}
+	__free_pages(page, ilog2(16));
+
+	kunit_info(test, "%u of %u answered without a walk: %u end on a split point, %u before it",
+		   count.answered, count.total, count.whole, count.trimmed);
+	KUNIT_EXPECT_GT(test, count.whole, 0);
+	KUNIT_EXPECT_GT(test, count.trimmed, 0);
+}
+
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
 	KUNIT_CASE(blk_zero_nr_vecs_large_folio_test),
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
+	KUNIT_CASE(bio_split_rw_last_pages_test),
 	{}
 };
 
