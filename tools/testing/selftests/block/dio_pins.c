@@ -113,21 +113,13 @@ FIXTURE_TEARDOWN(dio_pins)
 	blk_dev_put(&self->d);
 }
 
-/* The page frame of @addr in /proc/@pid/pagemap, or 0 (not present). */
-static unsigned long long pfn(pid_t pid, const void *addr)
+/* The page frame of @addr in the pagemap open at @fd, or 0 (not present). */
+static unsigned long long pfn(int fd, unsigned long addr)
 {
-	unsigned long long e = 0;
-	char path[64];
-	int fd;
+	unsigned long long e;
 
-	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (pread(fd, &e, sizeof(e), addr / 4096 * sizeof(e)) != sizeof(e))
 		return 0;
-	if (pread(fd, &e, sizeof(e), (unsigned long)addr / 4096 * sizeof(e)) !=
-	    sizeof(e))
-		e = 0;
-	close(fd);
 	/* Bit 63: present; bits 0-54: the frame. */
 	return e >> 63 ? e & ((1ULL << 55) - 1) : 0;
 }
@@ -138,11 +130,11 @@ static unsigned long long pfn(pid_t pid, const void *addr)
  */
 static int pinned_pages(const struct iovec *iov)
 {
+	int pipefd[2], self, other, i, n = 0;
 	unsigned long addr, end;
-	int pipefd[2], i, n = 0;
 	unsigned long long a, b;
+	char c, path[64];
 	pid_t child;
-	char c;
 
 	if (pipe(pipefd))
 		return -errno;
@@ -155,18 +147,27 @@ static int pinned_pages(const struct iovec *iov)
 		_exit(read(pipefd[0], &c, 1) < 0);
 	}
 	close(pipefd[0]);
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", child);
+	self = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	other = self < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (other < 0)
+		n = -errno;
 	for (i = 0; n >= 0 && i < NR_SEGS; i++) {
 		addr = (unsigned long)iov[i].iov_base & ~4095UL;
 		end = (unsigned long)iov[i].iov_base + iov[i].iov_len;
 		for (; n >= 0 && addr < end; addr += 4096) {
-			a = pfn(getpid(), (void *)addr);
-			b = pfn(child, (void *)addr);
+			a = pfn(self, addr);
+			b = pfn(other, addr);
 			if (!a || !b)
 				n = -ENODATA;
 			else if (a != b)
 				n++;
 		}
 	}
+	if (other >= 0)
+		close(other);
+	if (self >= 0)
+		close(self);
 	close(pipefd[1]);
 	waitpid(child, NULL, 0);
 	return n;
