@@ -32,7 +32,8 @@
 #                   REPORT=docs/io-wq: that report instead;
 #                   SERIES=blktests: our blktests series instead
 #   make bench      baseline against patched, alternating boots, on null_blk
-#                   devices of known cost per command (both bases): tables
+#                   devices of known cost per command and on QEMU's AHCI
+#                   and NVMe (168 and 129 segments; both bases): tables
 #                   and plots in build/BASE/bench/ (QUICK=1: under 10 min)
 #   make bench-trim the series' trim threshold (1/16) against trimming
 #                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
@@ -468,11 +469,13 @@ bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \
 		$(BENCH)/initramfs.cpio
 
-# make bench: this base's kernels on null_blk devices of known cost
-# (scripts/bench-run.sh), then, from 7.1, the backport's (make BASE=6.12
-# bench-base); tables and plots in build/BASE/bench/.
+# make bench: this base's kernels on null_blk devices of known cost and
+# on the QEMU disks of config/bench.topology (scripts/bench-run.sh), then,
+# from 7.1, the backport's (make BASE=6.12 bench-base); tables and plots
+# in build/BASE/bench/.
 # Its kernels: both trees with config/bench.config (high-resolution
-# timers, for null_blk's per-command time) in TREE/obj-bench.
+# timers, for null_blk's per-command time; libata and AHCI, for the
+# AHCI disk) in TREE/obj-bench.
 BENCH_BZ_BASE    := $(UNPATCHED)/obj-bench/arch/x86/boot/bzImage
 BENCH_BZ_PATCHED := $(PATCHED)/obj-bench/arch/x86/boot/bzImage
 bench-kernels: apply

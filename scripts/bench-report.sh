@@ -16,7 +16,9 @@
 # device alone needs. ratio: patched / baseline of the medians; "apart"
 # when their min-max ranges do not overlap, else "overlap" (a difference
 # within the noise seen). Counts must be the same in every round of a
-# kernel: a case whose counts vary is flagged "varies".
+# kernel: a case whose counts vary is flagged "varies". A disk:NAME:SEGS
+# setting (a QEMU disk, not null_blk) has no set cost: no model, its
+# limits from nullb_bench's "NBINFO set=..." line in its heading.
 set -euo pipefail
 
 out=$1
@@ -52,6 +54,7 @@ END {
 			isort(a, ns[id]); r = ns[id]
 			med = r % 2 ? a[(r + 1) / 2] : (a[r / 2] + a[r / 2 + 1]) / 2
 			split(counts[id], x, " ")
+			if (d[1] == "disk") d[2] = d[3] = d[4] = 0
 			per = x[2] / (ios[s, c] > 0 ? ios[s, c] : 1); par = d[3] < per ? d[3] : per; if (par < 1) par = 1
 			model = x[2] * d[2] / 1e6 / par + (d[4] > 0 ? bytes[s, c] / (d[4] * 1048576) : 0)
 			printf "%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%.4f\t%s\n", s, c, kb[s, c], k, r, med, a[1], a[r], x[1], x[2], x[3], model, (id in varies) ? "varies" : "-"
@@ -61,19 +64,25 @@ END {
 
 table=$out/table.md
 {
-	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG on $(nproc) host cores; $(grep -h '^NBINFO' "${raw[@]}" | sort -u | sed 's/^NBINFO //' | paste -sd';' | sed 's/;/; /g')"
+	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG on $(nproc) host cores; $(grep -h '^NBINFO' "${raw[@]}" | grep -v '^NBINFO set=' | sort -u | sed 's/^NBINFO //' | paste -sd';' | sed 's/;/; /g')"
 	[ ! -f "$out/kernels.txt" ] || echo "built from: $(paste -sd';' "$out/kernels.txt" | sed 's/;/; /g')"
 	echo "ms: median [min-max] of every timed run of every round; model: the device's time alone"
 	echo "(requests x latency / min(QD, requests per I/O) + bytes / bandwidth)."
+	# The disks' limits as each kernel saw them: "max_segments=168 ...".
+	{ grep -h '^NBINFO set=' "${raw[@]}" || true; } | sed 's/^NBINFO set=//; s/ dev=[^ ]*//' | sort -u |
 	awk -F'\t' '
 	function r(v) { return sprintf("%.1f", v * 1000) }
-	NR > 1 && $4 == "baseline" { b[$1, $2] = $0 }
-	NR > 1 && $4 == "patched" { p[$1, $2] = $0 }
-	NR > 1 && !(($1, $2) in seen) { seen[$1, $2] = 1; if (!($1 in sset)) { sset[$1] = 1; so[++ns] = $1 } co[$1, ++nc[$1]] = $2 }
+	FILENAME == "-" { i = index($0, " "); s = substr($0, 1, i - 1); info[s] = (s in info && info[s] != substr($0, i + 1) ? info[s] " or " : "") substr($0, i + 1); next }
+	FNR > 1 && $4 == "baseline" { b[$1, $2] = $0 }
+	FNR > 1 && $4 == "patched" { p[$1, $2] = $0 }
+	FNR > 1 && !(($1, $2) in seen) { seen[$1, $2] = 1; if (!($1 in sset)) { sset[$1] = 1; so[++ns] = $1 } co[$1, ++nc[$1]] = $2 }
 	END {
 		for (i = 1; i <= ns; i++) {
 			s = so[i]; split(s, d, ":")
-			printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MiB/s" : "no bandwidth limit")
+			if (d[1] == "disk")
+				printf "\n### QEMU disk %s (config/bench.topology, null-co): %s, no set cost, no model\n\n", d[2], (s in info ? info[s] : "limits not recorded")
+			else
+				printf "\n### %s-byte blocks, %s us per command, queue depth %s, %s\n\n", d[1], d[2], d[3], (d[4] > 0 ? d[4] " MiB/s" : "no bandwidth limit")
 			print "| case | max_sectors_kb | requests b / p | bios b / p | pages pinned b / p | ms baseline | ms patched | ratio | ranges | model ms b / p |"
 			print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 			for (j = 1; j <= nc[s]; j++) {
@@ -81,10 +90,10 @@ table=$out/table.md
 				if (b[s, c] == "" || p[s, c] == "") { printf "| %s | missing a kernel |\n", c; continue }
 				ov = (x[7] <= y[8] && y[7] <= x[8]) ? "overlap" : "apart"
 				if (x[13] != "-" || y[13] != "-") ov = ov ", counts vary"
-				printf "| %s | %s | %d / %d | %d / %d | %d / %d | %s [%s-%s] | %s [%s-%s] | %.3f | %s | %s / %s |\n", c, x[3], x[10], y[10], x[9], y[9], x[11], y[11], r(x[6]), r(x[7]), r(x[8]), r(y[6]), r(y[7]), r(y[8]), (x[6] > 0 ? y[6] / x[6] : 0), ov, r(x[12]), r(y[12])
+				printf "| %s | %s | %d / %d | %d / %d | %d / %d | %s [%s-%s] | %s [%s-%s] | %.3f | %s | %s / %s |\n", c, x[3], x[10], y[10], x[9], y[9], x[11], y[11], r(x[6]), r(x[7]), r(x[8]), r(y[6]), r(y[7]), r(y[8]), (x[6] > 0 ? y[6] / x[6] : 0), ov, (d[1] == "disk" ? "-" : r(x[12])), (d[1] == "disk" ? "-" : r(y[12]))
 			}
 		}
-	}' "$tsv"
+	}' - "$tsv"
 } >"$table"
 
 # One plot per setting: patched / baseline per case (the zeroout's 4 GiB
@@ -97,10 +106,12 @@ while read -r s; do
 		END { for (i = 1; i <= n; i++) { split(v[o[i], "baseline"], b, " "); split(v[o[i], "patched"], p, " ")
 			if (b[1] > 0 && b[2] > 0 && b[3] > 0) printf "%s %.4f %.4f %.4f\n", o[i], p[1] / b[1], p[2] / b[3], p[3] / b[2] } }' "$tsv" >"$f.dat"
 	IFS=: read -r lbs lat qd mbps <<<"$s"
+	what="${lbs}-byte blocks, ${lat} us per command, queue depth ${qd}, mbps ${mbps}"
+	[ "$lbs" != disk ] || what="QEMU disk $lat (max_segments $qd)"
 	gnuplot <<GP
 set terminal pngcairo noenhanced size 1200,500 font ",11"
 set output "$f.png"
-set title "make bench: ${lbs}-byte blocks, ${lat} us per command, queue depth ${qd}, mbps ${mbps}: time patched / baseline (below 1: faster)"
+set title "make bench: $what: time patched / baseline (below 1: faster)"
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set grid ytics

@@ -3,7 +3,9 @@
 # Boots BZIMAGE under QEMU (TCG, one host thread for both vCPUs: see
 # below; ACCEL=kvm to opt in) with 2 vCPUs, MEM
 # (default 2G) of memory and the NVMe namespaces of config/nvme.topology
-# (TOPOLOGY= another file), backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
+# (TOPOLOGY= another file; a line whose options are "ahci" is a SATA disk
+# on an AHCI controller of its own instead, serial and model wb-NAME),
+# backed by fresh sparse files in RUNDIR, or by QEMU's null-co driver (no
 # host I/O; reads return zeroes) where the size is written null-co:SIZE.
 # The files stay sparse (QEMU turns zeroed blocks into holes:
 # detect-zeroes=unmap) and are deleted after the run (KEEP_IMAGES=1 keeps
@@ -38,6 +40,7 @@ mkdir -p "$rundir"
 rm -f "$rundir"/*.img "$rundir/console.log" "$rundir/output.log"
 
 drives=()
+ahci_append=
 i=0
 while read -r name size lbs opts; do
 	case $name in ''|'#'*) continue ;; esac
@@ -48,7 +51,18 @@ while read -r name size lbs opts; do
 		truncate -s "$size" "$rundir/$name.img"
 		drives+=(-drive "file=$rundir/$name.img,format=raw,if=none,id=d$i,cache=unsafe,discard=unmap,detect-zeroes=unmap") ;;
 	esac
-	drives+=(-device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts")
+	case $opts in
+	ahci) # an AHCI controller of its own, the disk on its first port
+		drives+=(-device "ahci,id=ahci$i" -device "ide-hd,drive=d$i,bus=ahci$i.0,serial=wb-$name,model=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs")
+		# QEMU's IDENTIFY sets word 93, so libata takes the disk for
+		# a PATA disk behind a SATA bridge ("applying bridge limits")
+		# and caps it at 128 KiB; a SATA disk gets LBA48's 65535
+		# sectors (max_sectors_kb 1280 or 4096 by default, by
+		# kernel): so does this one.
+		ahci_append=" libata.force=max_sec_lba48" ;;
+	*)
+		drives+=(-device "nvme,drive=d$i,serial=wb-$name,logical_block_size=$lbs,physical_block_size=$lbs,$opts") ;;
+	esac
 	i=$((i + 1))
 done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 
@@ -59,7 +73,7 @@ done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 # and blktests loads them with its own parameters.
 modparams="null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
 wb_bool MODULES_OWN_PARAMS && modparams=
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams ${APPEND:-}"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams$ahci_append ${APPEND:-}"
 qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m "${MEM:-2G}" -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Usage: nullb_bench REPS ZERO_MIB SETTING...
- * SETTING: LBS:LAT_US:QD:MBPS, e.g. 4096:50:1:0 (MBPS 0: no limit)
+ * SETTING: LBS:LAT_US:QD:MBPS, e.g. 4096:50:1:0 (MBPS 0: no limit), or
+ *          disk:NAME:SEGS[:MIN_KB], e.g. disk:wb-ahci168:168:1024
  *
  * make bench's guest program. For each SETTING it makes a null_blk whose
  * every command takes LAT_US microseconds (irqmode=2, completion_nsec),
@@ -29,8 +30,18 @@
  *             journal zeroed (lazy_itable_init=0, lazy_journal_init=0:
  *             fallocate ZERO_RANGE, the zeroout path); timed as a whole
  *             command, mke2fs's own work included
+ *
+ * A disk:NAME:SEGS[:MIN_KB] setting runs, on the existing disk whose
+ * serial (NVMe) or model (SCSI, ATA) is NAME, the reads at its default
+ * limit alone (single-def, bio1m), read-only, its limits untouched; it
+ * refuses a disk whose max_segments is not SEGS or whose default
+ * max_sectors_kb is below MIN_KB (make bench: config/bench.topology's
+ * AHCI disk, 168 and 1024: a 1 MiB bio split by its segments alone, and
+ * NVMe namespace, 129 and 512; the series must change nothing on them).
+ * Its limits go to a line "NBINFO set=SETTING dev=...".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -175,16 +186,171 @@ static double run(const struct bench_case *c, int fd, const char *path,
 	return now() - t0;
 }
 
+/*
+ * Each case on @fd (@path, disk @disk traced by @t, @def_kb its default
+ * max_sectors_kb): on an existing disk (@own 0) only the reads at the
+ * default limit, whose max_sectors_kb is left alone.
+ */
+static int run_cases(const char *set, int own, int fd, const char *path,
+		     const char *disk, unsigned long long def_kb,
+		     struct blk_trace *t, int reps, unsigned int zero_mib,
+		     char *single, char *thp)
+{
+	struct blk_saved saved = { 0 };
+	char secs[256];
+	unsigned int i, r;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct bench_case *c = &cases[i];
+		unsigned int kb = c->kb ? c->kb : def_kb;
+		struct blk_trace_sum s;
+		long long pins;
+		size_t off = 0;
+		double dt;
+
+		if (!own && (c->kind != READ_SINGLE || c->kb))
+			continue;
+		if (own && blk_queue_set_saved(&saved, disk, "max_sectors_kb", kb)) {
+			fprintf(stderr, "nullb_bench: %s: max_sectors_kb %u refused\n",
+				set, kb);
+			ret = 1;
+			continue;
+		}
+		blk_trace_clear(t);
+		pins = pins_now();
+		if (run(c, fd, path, single, thp,
+			(unsigned long long)zero_mib << 20) < 0 ||
+		    blk_trace_collect(t, c->kind == READ_SINGLE ||
+				      c->kind == READ_THP ||
+				      c->kind == FIO_READ ? 'R' : 'W', &s)) {
+			fprintf(stderr, "nullb_bench: %s: %s failed\n", set, c->name);
+			ret = 1;
+			continue;
+		}
+		pins = pins_now() - pins;
+		secs[0] = '\0';
+		for (r = 0; r < (unsigned int)reps; r++) {
+			dt = run(c, fd, path, single, thp,
+				 (unsigned long long)zero_mib << 20);
+			if (dt < 0) {
+				fprintf(stderr, "nullb_bench: %s: %s run %u failed\n",
+					set, c->name, r);
+				ret = 1;
+				break;
+			}
+			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
+					r ? "," : "", dt);
+		}
+		/* mkfs: bytes unknown, the model counts its requests only. */
+		printf("NB set=%s case=%s kb=%u ios=%u bytes=%llu bios=%ld rqs=%ld pins=%lld secs=%s\n",
+		       set, c->name, kb, c->ios,
+		       c->kind == ZERO ? (unsigned long long)zero_mib << 20 :
+		       c->kind == MKFS ? 0 : IO_LEN,
+		       s.bios, s.rqs, pins, secs);
+		fflush(stdout);
+	}
+	blk_saved_restore(&saved);
+	return ret;
+}
+
+/* The whole disk in /sys/block whose serial or model is @name, into @disk. */
+static int find_disk(const char *name, char *disk, size_t len)
+{
+	static const char * const ids[] = { "serial", "model" };
+	char path[300], id[128];
+	struct dirent *de;
+	int found = 0;
+	unsigned int i;
+	DIR *d = opendir("/sys/block");
+
+	while (d && (de = readdir(d))) {
+		for (i = 0; i < ARRAY_SIZE(ids) && de->d_name[0] != '.'; i++) {
+			snprintf(path, sizeof(path), "/sys/block/%s/device/%s",
+				 de->d_name, ids[i]);
+			if (blk_sysfs_read(path, id, sizeof(id)))
+				continue;
+			if (!strcmp(id, name)) {
+				if (!found++)
+					snprintf(disk, len, "%.63s", de->d_name);
+				break;
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * disk:NAME:SEGS[:MIN_KB]: the reads at the default limit on the existing disk
+ * NAME (its serial or model), if its max_segments is SEGS; read-only.
+ */
+static int bench_disk(const char *set, int reps, char *single)
+{
+	unsigned long long segs, kb, hw_kb, lbs;
+	char name[64], disk[64], path[80], msg[256];
+	unsigned int want, want_kb = 0, major, minor;
+	struct blk_trace t;
+	int fd, n, ret;
+
+	if (sscanf(set, "disk:%63[^:]:%u:%u", name, &want, &want_kb) < 2) {
+		fprintf(stderr, "nullb_bench: %s is not disk:NAME:SEGS[:MIN_KB]\n", set);
+		return 1;
+	}
+	n = find_disk(name, disk, sizeof(disk));
+	if (n != 1) {
+		printf("NBFAIL set=%s: %d disks have the serial or model %s (/sys/block/*/device/{serial,model}), want one\n",
+		       set, n, name);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", disk);
+	if (blk_sysfs_read(path, msg, sizeof(msg)) ||
+	    sscanf(msg, "%u:%u", &major, &minor) != 2 ||
+	    blk_queue_get(disk, "max_segments", &segs) ||
+	    blk_queue_get(disk, "max_sectors_kb", &kb) ||
+	    blk_queue_get(disk, "max_hw_sectors_kb", &hw_kb) ||
+	    blk_queue_get(disk, "logical_block_size", &lbs)) {
+		printf("NBFAIL set=%s: %s: cannot read its limits\n", set, disk);
+		return 1;
+	}
+	if (segs != want || kb < want_kb) {
+		printf("NBFAIL set=%s: %s (%s) has max_segments %llu and max_sectors_kb %llu: not the device this setting is for\n",
+		       set, disk, name, segs, kb);
+		return 1;
+	}
+	printf("NBINFO set=%s dev=%s max_segments=%llu max_sectors_kb=%llu max_hw_sectors_kb=%llu lbs=%llu\n",
+	       set, disk, segs, kb, hw_kb, lbs);
+	if (blk_trace_create(&t, "nullb_bench", major, minor, 8192, msg,
+			     sizeof(msg))) {
+		fprintf(stderr, "nullb_bench: trace: %s\n", msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", disk);
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		fprintf(stderr, "nullb_bench: %s: %s\n", path, strerror(errno));
+		blk_trace_destroy(&t);
+		return 1;
+	}
+	ret = run_cases(set, 0, fd, path, disk, kb, &t, reps, 0, single, NULL);
+	close(fd);
+	blk_trace_destroy(&t);
+	return ret;
+}
+
 static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 			 char *single, char *thp)
 {
-	unsigned int lbs, lat, qd, mbps, i, r;
+	unsigned int lbs, lat, qd, mbps;
 	unsigned long long def_kb;
-	struct blk_saved saved = { 0 };
 	struct blk_nullb nb;
 	struct blk_trace t;
-	char extra[160], msg[256], secs[256];
+	char extra[160], msg[256];
 	int fd, ret = 0;
+
+	if (!strncmp(set, "disk:", 5))
+		return bench_disk(set, reps, single);
 
 	if (sscanf(set, "%u:%u:%u:%u", &lbs, &lat, &qd, &mbps) != 4) {
 		fprintf(stderr, "nullb_bench: %s is not LBS:LAT_US:QD:MBPS\n", set);
@@ -211,56 +377,10 @@ static int bench_setting(const char *set, int reps, unsigned int zero_mib,
 		ret = 1;
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		const struct bench_case *c = &cases[i];
-		unsigned int kb = c->kb ? c->kb : def_kb;
-		struct blk_trace_sum s;
-		long long pins;
-		size_t off = 0;
-		double dt;
-
-		if (blk_queue_set_saved(&saved, nb.disk, "max_sectors_kb", kb)) {
-			fprintf(stderr, "nullb_bench: %s: max_sectors_kb %u refused\n",
-				set, kb);
-			ret = 1;
-			continue;
-		}
-		blk_trace_clear(&t);
-		pins = pins_now();
-		if (run(c, fd, nb.path, single, thp,
-			(unsigned long long)zero_mib << 20) < 0 ||
-		    blk_trace_collect(&t, c->kind == READ_SINGLE ||
-				      c->kind == READ_THP ||
-				      c->kind == FIO_READ ? 'R' : 'W', &s)) {
-			fprintf(stderr, "nullb_bench: %s: %s failed\n", set, c->name);
-			ret = 1;
-			continue;
-		}
-		pins = pins_now() - pins;
-		secs[0] = '\0';
-		for (r = 0; r < (unsigned int)reps; r++) {
-			dt = run(c, fd, nb.path, single, thp,
-				 (unsigned long long)zero_mib << 20);
-			if (dt < 0) {
-				fprintf(stderr, "nullb_bench: %s: %s run %u failed\n",
-					set, c->name, r);
-				ret = 1;
-				break;
-			}
-			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
-					r ? "," : "", dt);
-		}
-		/* mkfs: bytes unknown, the model counts its requests only. */
-		printf("NB set=%s case=%s kb=%u ios=%u bytes=%llu bios=%ld rqs=%ld pins=%lld secs=%s\n",
-		       set, c->name, kb, c->ios,
-		       c->kind == ZERO ? (unsigned long long)zero_mib << 20 :
-		       c->kind == MKFS ? 0 : IO_LEN,
-		       s.bios, s.rqs, pins, secs);
-		fflush(stdout);
-	}
+	ret = run_cases(set, 1, fd, nb.path, nb.disk, def_kb, &t, reps,
+			zero_mib, single, thp);
 	close(fd);
 out:
-	blk_saved_restore(&saved);
 	blk_trace_destroy(&t);
 	blk_nullb_destroy(&nb);
 	return ret;
@@ -295,7 +415,7 @@ int main(int argc, char **argv)
 	unsigned int zero_mib;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: %s REPS ZERO_MIB LBS:LAT_US:QD:MBPS...\n",
+		fprintf(stderr, "usage: %s REPS ZERO_MIB {LBS:LAT_US:QD:MBPS|disk:NAME:SEGS[:MIN_KB]}...\n",
 			argv[0]);
 		return 2;
 	}
