@@ -476,6 +476,12 @@ bench-initramfs: initramfs
 # Its kernels: both trees with config/bench.config (high-resolution
 # timers, for null_blk's per-command time; libata and AHCI, for the
 # AHCI disk) in TREE/obj-bench.
+# Its QEMU disks (config/bench.topology), as nullb_bench's settings
+# disk:NAME:SEGS:MIN_KB (scripts/bench-run.sh's DISKS): the AHCI disk, 168
+# segments, at least 1024 KiB a request; the NVMe namespace of MDTS 512
+# KiB, 129 segments on 7.1 and 128 on 6.12 (whose nvme-pci caps every
+# controller at its NVME_MAX_SEGS, 128).
+BENCH_DISKS      := disk:wb-ahci168:168:1024 disk:wb-nvme512k:$(if $(filter 6.12,$(BASE)),128,129):512
 BENCH_BZ_BASE    := $(UNPATCHED)/obj-bench/arch/x86/boot/bzImage
 BENCH_BZ_PATCHED := $(PATCHED)/obj-bench/arch/x86/boot/bzImage
 bench-kernels: apply
@@ -483,7 +489,7 @@ bench-kernels: apply
 	$(call variant,$(PATCHED),$(PATCHED)/obj-bench,config/bench.config)
 
 bench-base: bench-kernels bench-initramfs
-	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
+	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
 		$(BENCH) || rc=$$?; $(S)/bench-report.sh $(BENCH); exit $$rc
 
 bench:
@@ -500,7 +506,7 @@ TRIM_TREE  := $(B)/linux-trim
 bench-trim: bench-kernels bench-initramfs
 	@$(S)/trim-variant.sh $(PATCHED) $(TRIM_TREE) $(TRIM_SHIFT)
 	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
-	@rc=0; QUICK=$(QUICK) $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
+	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
 		$(BENCH)/initramfs.cpio $(B)/bench-trim || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim; exit $$rc
 
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB

@@ -13,9 +13,9 @@
 # on 512-byte blocks, 50 us at 500 MiB/s; 3 rounds, 1 timed run per case
 # and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
 # runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
-# Then, in QUICK runs too, the settings DISKS (default
-# "disk:wb-ahci168:168:1024 disk:wb-nvme129:129:512"; DISKS= none): the
-# QEMU disks of config/bench.topology (TOPOLOGY= another), an AHCI disk
+# Then, in QUICK runs too, the settings DISKS (the Makefile's BENCH_DISKS,
+# e.g. "disk:wb-ahci168:168:1024 disk:wb-nvme512k:129:512"; none if
+# unset): the QEMU disks of config/bench.topology (TOPOLOGY= another), an AHCI disk
 # and an NVMe namespace that read zeroes (null-co), found by serial or
 # model and refused unless their max_segments is the one named and their
 # default max_sectors_kb at least the KiB named (the AHCI disk's 1 MiB
@@ -44,7 +44,7 @@ else
 	rounds=${ROUNDS:-3} reps=${REPS:-1} zero_mib=${ZERO_MIB:-4096}
 	settings=${SETTINGS:-4096:10:1:0 4096:50:1:0 4096:200:1:0 4096:50:32:0 512:50:1:0 4096:50:1:500}
 fi
-settings="$settings ${DISKS-disk:wb-ahci168:168:1024 disk:wb-nvme129:129:512}"
+settings="$settings ${DISKS:-}"
 export TOPOLOGY=${TOPOLOGY:-$here/../config/bench.topology}
 # A 4 GiB null_blk that keeps nothing: the guest needs no more memory.
 for f in "$bz_base" "$bz_patched" "$initrd"; do

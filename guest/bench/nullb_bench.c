@@ -37,7 +37,8 @@
  * refuses a disk whose max_segments is not SEGS or whose default
  * max_sectors_kb is below MIN_KB (make bench: config/bench.topology's
  * AHCI disk, 168 and 1024: a 1 MiB bio split by its segments alone, and
- * NVMe namespace, 129 and 512; the series must change nothing on them).
+ * NVMe namespace, 129 (6.12: 128) and 512; the series must change
+ * nothing on them).
  * Its limits go to a line "NBINFO set=SETTING dev=...".
  */
 #define _GNU_SOURCE
