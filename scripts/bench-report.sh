@@ -57,7 +57,7 @@ END {
 			if (d[1] == "disk") d[2] = d[3] = d[4] = 0
 			per = x[2] / (ios[s, c] > 0 ? ios[s, c] : 1); par = d[3] < per ? d[3] : per; if (par < 1) par = 1
 			model = x[2] * d[2] / 1e6 / par + (d[4] > 0 ? bytes[s, c] / (d[4] * 1048576) : 0)
-			printf "%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%.4f\t%s\n", s, c, kb[s, c], k, r, med, a[1], a[r], x[1], x[2], x[3], model, (id in varies) ? "varies" : "-"
+			printf "%s\t%s\t%s\t%s\t%d\t%.6f\t%.6f\t%.6f\t%d\t%d\t%d\t%.4f\t%s\n", s, c, kb[s, c], k, r, med, a[1], a[r], x[1], x[2], x[3], model, (id in varies) ? "varies" : "-"
 		}
 	}
 }' "${raw[@]}" >"$tsv"
@@ -71,7 +71,7 @@ table=$out/table.md
 	# The disks' limits as each kernel saw them: "max_segments=168 ...".
 	{ grep -h '^NBINFO set=' "${raw[@]}" || true; } | sed 's/^NBINFO set=//; s/ dev=[^ ]*//' | sort -u |
 	awk -F'\t' '
-	function r(v) { return sprintf("%.1f", v * 1000) }
+	function r(v) { return sprintf("%.2f", v * 1000) }
 	FILENAME == "-" { i = index($0, " "); s = substr($0, 1, i - 1); info[s] = (s in info && info[s] != substr($0, i + 1) ? info[s] " or " : "") substr($0, i + 1); next }
 	FNR > 1 && $4 == "baseline" { b[$1, $2] = $0 }
 	FNR > 1 && $4 == "patched" { p[$1, $2] = $0 }

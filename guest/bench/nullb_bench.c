@@ -240,7 +240,7 @@ static int run_cases(const char *set, int own, int fd, const char *path,
 				ret = 1;
 				break;
 			}
-			off += snprintf(secs + off, sizeof(secs) - off, "%s%.4f",
+			off += snprintf(secs + off, sizeof(secs) - off, "%s%.6f",
 					r ? "," : "", dt);
 		}
 		/* mkfs: bytes unknown, the model counts its requests only. */
