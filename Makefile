@@ -210,7 +210,7 @@ STRESS_SECS ?= 30
 # pages are split without a walk, which CONFIG_BLK_DEBUG_SPLIT
 # (config/debug.config) checks against the walk on every split. Each
 # program gets 30 minutes (-o).
-DEBUG_CMD := KSELFTEST_DIO_SPLIT_ARGS='-v 512_96k' ./run_kselftest.sh -o 1800 \
+DEBUG_CMD := KSELFTEST_DIO_SPLIT_ARGS="-v 512_96k" ./run_kselftest.sh -o 1800 \
 	-t blk_guards:zeroout_first_use -t blk_guards:zeroout -t blk_guards:dio_verify.sh \
 	-t block:zeroout -t block:dio_pins -t block:dio_split
 # KASAN under TCG is slow: the boots get an hour, not 30 min.

@@ -371,14 +371,15 @@ static void split_io_grid(struct kunit *test, struct bio *bio,
 		.logical_block_size = 512,
 		.physical_block_size = 512,
 	};
-	unsigned int i, k, max_bytes, len_mask, fsegs, wsegs, fgap, wgap;
+	unsigned int i, j, k, max_bytes, len_mask, fsegs, wsegs, fgap, wgap;
 	bool known;
 	int fast, walk;
 
 	for (i = 0; ; i++) {
 		k = i;
-		max_bytes = max_pages[k % (ARRAY_SIZE(max_pages) + 1)];
-		max_bytes = max_bytes ? max_bytes * PAGE_SIZE : 16 * PAGE_SIZE + 512;
+		j = k % (ARRAY_SIZE(max_pages) + 1);
+		max_bytes = j < ARRAY_SIZE(max_pages) ? max_pages[j] * PAGE_SIZE :
+			    16 * PAGE_SIZE + 512;
 		k /= ARRAY_SIZE(max_pages) + 1;
 		lim.max_segments = max_segments[k % ARRAY_SIZE(max_segments)];
 		k /= ARRAY_SIZE(max_segments);
