@@ -321,12 +321,125 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, count.trimmed, 0);
 }
 
+struct split_io_count {
+	unsigned int total, known, split;
+};
+
+/*
+ * bio_split_rw_at() of @bio, a bio of single pages, with and without
+ * BIO_SINGLE_PAGES, at each point of a grid of limits and byte limits: the
+ * split point and the segments of the answer without a walk must be the
+ * walk's.
+ */
+static void split_io_grid(struct kunit *test, struct bio *bio,
+			  struct split_io_count *count)
+{
+	/* Byte limits in pages, and one that is not whole pages. */
+	static const unsigned int max_pages[] = { 1, 2, 15, 16, 32, 128, 320 };
+	static const unsigned short max_segments[] = {
+		1, 7, 128, 129, 168, 256,
+	};
+	/* Virt boundary (none, or a page) and maximum segment size. */
+	static const unsigned long segs[][2] = {
+		{ 0, SZ_64K }, { 0, SZ_64K - 1 }, { PAGE_SIZE - 1, UINT_MAX },
+		{ 0, PAGE_SIZE / 2 },
+	};
+	struct queue_limits lim = {
+		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+		.logical_block_size = 512,
+		.physical_block_size = 512,
+	};
+	unsigned int i, j, k, max_bytes, fsegs, wsegs;
+	bool known;
+	int fast, walk;
+
+	for (i = 0; ; i++) {
+		k = i;
+		j = k % (ARRAY_SIZE(max_pages) + 1);
+		max_bytes = j < ARRAY_SIZE(max_pages) ? max_pages[j] * PAGE_SIZE :
+			    16 * PAGE_SIZE + 512;
+		k /= ARRAY_SIZE(max_pages) + 1;
+		lim.max_segments = max_segments[k % ARRAY_SIZE(max_segments)];
+		k /= ARRAY_SIZE(max_segments);
+		lim.virt_boundary_mask = segs[k % ARRAY_SIZE(segs)][0];
+		lim.max_segment_size = segs[k % ARRAY_SIZE(segs)][1];
+		k /= ARRAY_SIZE(segs);
+		if (k)
+			break;
+
+		count->total++;
+		fsegs = 0;
+		wsegs = 0;
+		bio_set_flag(bio, BIO_SINGLE_PAGES);
+		known = bio_split_pages_known(bio, &lim, max_bytes);
+		fast = bio_split_rw_at(bio, &lim, &fsegs, max_bytes);
+		bio_clear_flag(bio, BIO_SINGLE_PAGES);
+		walk = bio_split_rw_at(bio, &lim, &wsegs, max_bytes);
+		KUNIT_EXPECT_TRUE_MSG(test, fast == walk && fsegs == wsegs,
+				      "%u single pages (%u done), limit %u bytes, %u segments of %u, virt boundary %lx: %d %u segments, walk %d %u",
+				      bio->bi_iter.bi_size >> PAGE_SHIFT,
+				      bio->bi_iter.bi_bvec_done, max_bytes,
+				      lim.max_segments, lim.max_segment_size,
+				      lim.virt_boundary_mask, fast, fsegs,
+				      walk, wsegs);
+		if (known) {
+			count->known++;
+			if (fast > 0)
+				count->split++;
+		}
+	}
+}
+
+/*
+ * The split of bios of single pages without a walk against the walk, for
+ * bios of 1 to 256 pages, whole or advanced by a page (still single pages)
+ * or by 512 bytes (no longer: walked).  It counts the cases answered
+ * without a walk, so that it cannot pass by never taking that path.
+ */
+static void bio_split_rw_at_pages_test(struct kunit *test)
+{
+	static const unsigned int nr_pages[] = { 1, 2, 15, 129, 256 };
+	static const unsigned int advance[] = { 0, PAGE_SIZE, 512 };
+	struct split_io_count count = { };
+	struct bvec_iter start;
+	struct bio_vec *bvecs;
+	struct page *page;
+	unsigned int p, a;
+	struct bio bio;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
+
+	for (p = 0; p < ARRAY_SIZE(nr_pages); p++) {
+		split_pages_bio(&bio, bvecs, page, nr_pages[p], 1);
+		start = bio.bi_iter;
+		for (a = 0; a < ARRAY_SIZE(advance); a++) {
+			if (advance[a] >= start.bi_size)
+				continue;
+			bio.bi_iter = start;
+			bio_advance_iter(&bio, &bio.bi_iter, advance[a]);
+			split_io_grid(test, &bio, &count);
+		}
+		bio_uninit(&bio);
+	}
+	__free_page(page);
+
+	kunit_info(test, "%u of %u answered without a walk, %u of them split",
+		   count.known, count.total, count.split);
+	KUNIT_EXPECT_GT(test, count.split, 0);
+	KUNIT_EXPECT_GT(test, count.known - count.split, 0);
+	KUNIT_EXPECT_LT(test, count.known, count.total);
+}
+
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
 	KUNIT_CASE(blk_zero_nr_vecs_large_folio_test),
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	KUNIT_CASE(bio_split_rw_last_pages_test),
+	KUNIT_CASE(bio_split_rw_at_pages_test),
 	{}
 };
 

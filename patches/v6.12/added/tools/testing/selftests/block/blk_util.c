@@ -343,15 +343,19 @@ static int named_get(struct blk_dev *d, const char *name,
 		     const struct blk_want *w, char *msg, size_t msglen)
 {
 	const char *ok = getenv("BLK_TEST_DESTROY");
-	size_t n;
+	unsigned int dev = 0;
 	long long lbs, sectors;
+	char path[96];
 	const char *p;
+	size_t n;
 	int fd;
 
 	if (!strncmp(name, "/dev/", 5))
 		name += 5;
 	n = strlen(name);
-	if (n >= sizeof(d->disk) || strchr(name, '/') || !disk_dev(name)) {
+	if (n < sizeof(d->disk) && !strchr(name, '/'))
+		dev = disk_dev(name);
+	if (!dev) {
 		snprintf(msg, msglen, "BLK_TEST_DEV=%.40s is not a whole disk in /sys/block",
 			 name);
 		return -ENODEV;
@@ -367,7 +371,7 @@ static int named_get(struct blk_dev *d, const char *name,
 	}
 	snprintf(d->disk, sizeof(d->disk), "%s", name);
 	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
-	d->dev = disk_dev(name);
+	d->dev = dev;
 	snprintf(d->saved, sizeof(d->saved), BLK_SAVEDIR "/" BLK_PREFIX "%d_%.40s",
 		 getpid(), w->what);
 	lbs = blk_queue_get(d, "logical_block_size");
@@ -376,8 +380,8 @@ static int named_get(struct blk_dev *d, const char *name,
 			 name, lbs, w->lbs);
 		return -EOPNOTSUPP;
 	}
-	snprintf(msg, msglen, "/sys/block/%s/size", name);
-	sectors = blk_read_ll(msg);
+	snprintf(path, sizeof(path), "/sys/block/%s/size", name);
+	sectors = blk_read_ll(path);
 	if (sectors < (long long)(w->size_mb * BLK_MiB >> 9)) {
 		snprintf(msg, msglen, "%s holds %lld MiB, the case needs %lu",
 			 name, sectors >> 11, w->size_mb);
