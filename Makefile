@@ -460,7 +460,17 @@ SERIES ?=
 ifneq ($(filter-out blktests $(notdir $(MAIL_SETS)),$(SERIES)),)
 $(error SERIES=$(SERIES): the series of BASE=$(BASE) are $(notdir $(MAIL_SETS)), and blktests)
 endif
+# The 6.12 backport adds features for the users who apply it (git am or
+# quilt push); stable takes fixes only, and neither fix of the mainline
+# series applies to 6.12, which has neither commit they fix (20a0e6276edb,
+# ea5e101fb601). So make BASE=6.12 send mails nothing, and says so.
+SEND_612_REFUSAL := send: BASE=6.12 is a backport of features for those who apply it, \
+	not for a list: stable takes fixes only, and 6.12 lacks the commits the mainline \
+	series' fixes fix (20a0e6276edb, ea5e101fb601). Apply patches/v6.12 with git am \
+	or quilt push -a.
 send: $(if $(REPORT),trees,apply)
+	@$(if $(and $(filter 6.12,$(BASE)),$(if $(REPORT),,$(filter-out blktests,$(or $(SERIES),all)))),\
+		echo "$(SEND_612_REFUSAL)" >&2; exit 1)
 	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),for d in \
 		$(if $(SERIES),$(filter %/$(SERIES),$(MAIL_SETS) patches/blktests),$(MAIL_SETS)); do \
 		$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $$d $(SEND_TO); done)
