@@ -222,6 +222,32 @@ static void split_pages_bio(struct bio *bio, struct bio_vec *bvecs,
 	}
 }
 
+/*
+ * The segment limits of the grids below: max_segments, including the 129
+ * of NVMe and the 168 of AHCI, and no virt boundary with 64 KiB or
+ * 65535-byte segments, or a virt boundary of a page.
+ */
+static const unsigned short split_max_segments[] = {
+	1, 7, 128, 129, 168, 256,
+};
+
+static const unsigned long split_segs[][2] = {
+	{ 0, SZ_64K }, { 0, SZ_64K - 1 }, { PAGE_SIZE - 1, UINT_MAX },
+};
+
+/* Set @lim's segment limits to point *@k of their grid, and divide it off. */
+static void split_grid_segs(struct queue_limits *lim, unsigned int *k)
+{
+	lim->max_segments = split_max_segments[*k %
+					       ARRAY_SIZE(split_max_segments)];
+	*k /= ARRAY_SIZE(split_max_segments);
+	lim->virt_boundary_mask = split_segs[*k % ARRAY_SIZE(split_segs)][0];
+	lim->max_segment_size = split_segs[*k % ARRAY_SIZE(split_segs)][1];
+	lim->max_fast_segment_size = min_t(unsigned int, lim->max_segment_size,
+					   PAGE_SIZE);
+	*k /= ARRAY_SIZE(split_segs);
+}
+
 struct split_pages_count {
 	unsigned int total, answered, whole, trimmed;
 };
@@ -237,16 +263,9 @@ static void split_pages_grid(struct kunit *test, struct bio *bio,
 	static const unsigned int max_sectors[] = {
 		8, 120, 128, 192, 256, 1016, 1024, 2048, 2560,
 	};
-	static const unsigned short max_segments[] = {
-		1, 7, 128, 129, 168, 256,
-	};
 	/* Logical and physical block sizes. */
 	static const unsigned int blocks[][2] = {
 		{ 512, 512 }, { 512, 4096 }, { 4096, 4096 },
-	};
-	/* Virt boundary (none, or a page) and maximum segment size. */
-	static const unsigned long segs[][2] = {
-		{ 0, SZ_64K }, { 0, SZ_64K - 1 }, { PAGE_SIZE - 1, UINT_MAX },
 	};
 	static const sector_t sectors[] = { 0, 1, 8 };
 	static const unsigned int aligns[] = { 1, 4 };
@@ -262,17 +281,10 @@ static void split_pages_grid(struct kunit *test, struct bio *bio,
 		lim.max_sectors = max_sectors[k % ARRAY_SIZE(max_sectors)];
 		lim.max_hw_sectors = lim.max_sectors;
 		k /= ARRAY_SIZE(max_sectors);
-		lim.max_segments = max_segments[k % ARRAY_SIZE(max_segments)];
-		k /= ARRAY_SIZE(max_segments);
+		split_grid_segs(&lim, &k);
 		lim.logical_block_size = blocks[k % ARRAY_SIZE(blocks)][0];
 		lim.physical_block_size = blocks[k % ARRAY_SIZE(blocks)][1];
 		k /= ARRAY_SIZE(blocks);
-		lim.virt_boundary_mask = segs[k % ARRAY_SIZE(segs)][0];
-		lim.max_segment_size = segs[k % ARRAY_SIZE(segs)][1];
-		lim.max_fast_segment_size = min_t(unsigned int,
-						  lim.max_segment_size,
-						  PAGE_SIZE);
-		k /= ARRAY_SIZE(segs);
 		sector = sectors[k % ARRAY_SIZE(sectors)];
 		k /= ARRAY_SIZE(sectors);
 		align = aligns[k % ARRAY_SIZE(aligns)] * PAGE_SIZE;
@@ -355,13 +367,6 @@ static void split_io_grid(struct kunit *test, struct bio *bio,
 {
 	/* Byte limits in pages, and one that is not whole pages. */
 	static const unsigned int max_pages[] = { 1, 2, 15, 16, 32, 128, 320 };
-	static const unsigned short max_segments[] = {
-		1, 7, 128, 129, 168, 256,
-	};
-	/* Virt boundary (none, or a page) and maximum segment size. */
-	static const unsigned long segs[][2] = {
-		{ 0, SZ_64K }, { 0, SZ_64K - 1 }, { PAGE_SIZE - 1, UINT_MAX },
-	};
 	static const unsigned int dma_aligns[] = { 511, PAGE_SIZE - 1 };
 	static const unsigned int len_masks[] = {
 		0, 511, PAGE_SIZE - 1, 2 * PAGE_SIZE - 1,
@@ -381,14 +386,7 @@ static void split_io_grid(struct kunit *test, struct bio *bio,
 		max_bytes = j < ARRAY_SIZE(max_pages) ? max_pages[j] * PAGE_SIZE :
 			    16 * PAGE_SIZE + 512;
 		k /= ARRAY_SIZE(max_pages) + 1;
-		lim.max_segments = max_segments[k % ARRAY_SIZE(max_segments)];
-		k /= ARRAY_SIZE(max_segments);
-		lim.virt_boundary_mask = segs[k % ARRAY_SIZE(segs)][0];
-		lim.max_segment_size = segs[k % ARRAY_SIZE(segs)][1];
-		lim.max_fast_segment_size = min_t(unsigned int,
-						  lim.max_segment_size,
-						  PAGE_SIZE);
-		k /= ARRAY_SIZE(segs);
+		split_grid_segs(&lim, &k);
 		lim.dma_alignment = dma_aligns[k % ARRAY_SIZE(dma_aligns)];
 		k /= ARRAY_SIZE(dma_aligns);
 		len_mask = len_masks[k % ARRAY_SIZE(len_masks)];
