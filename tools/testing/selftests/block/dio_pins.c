@@ -113,17 +113,6 @@ FIXTURE_TEARDOWN(dio_pins)
 	blk_dev_put(&self->d);
 }
 
-/* The page frame of @addr in the pagemap open at @fd, or 0 (not present). */
-static unsigned long long pfn(int fd, unsigned long addr)
-{
-	unsigned long long e;
-
-	if (pread(fd, &e, sizeof(e), addr / 4096 * sizeof(e)) != sizeof(e))
-		return 0;
-	/* Bit 63: present; bits 0-54: the frame. */
-	return e >> 63 ? e & ((1ULL << 55) - 1) : 0;
-}
-
 /*
  * How many pages of @iov a child forked now does not share: those that
  * may be pinned. -errno if a frame cannot be read.
@@ -156,8 +145,8 @@ static int pinned_pages(const struct iovec *iov)
 		addr = (unsigned long)iov[i].iov_base & ~4095UL;
 		end = (unsigned long)iov[i].iov_base + iov[i].iov_len;
 		for (; n >= 0 && addr < end; addr += 4096) {
-			a = pfn(self, addr);
-			b = pfn(other, addr);
+			a = blk_pfn(self, (void *)addr);
+			b = blk_pfn(other, (void *)addr);
 			if (!a || !b)
 				n = -ENODATA;
 			else if (a != b)

@@ -647,18 +647,37 @@ unsigned long blk_anon_huge_kb(const void *addr)
 }
 
 /*
+ * The page frame of @addr in the pagemap open at @pagemap_fd
+ * (/proc/PID/pagemap), or 0: not present, or frames not readable (they
+ * need CAP_SYS_ADMIN).
+ */
+unsigned long long blk_pfn(int pagemap_fd, const void *addr)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	unsigned long long e;
+
+	if (pread(pagemap_fd, &e, sizeof(e),
+		  (unsigned long)addr / page * sizeof(e)) != sizeof(e))
+		return 0;
+	/* Bit 63: present; bits 0-54: the frame. */
+	return e >> 63 ? e & ((1ULL << 55) - 1) : 0;
+}
+
+/*
  * @pages single pages at consecutive addresses, no two of them next to
- * each other in memory: each is every other page of a faulted-in area,
- * moved with mremap(), so that a direct I/O bio holds one page per bvec.
- * NULL with errno set on failure: EOPNOTSUPP when the area would be
- * huge pages (madvise() refused, or THP used them anyway).
+ * each other in memory: pages of a faulted-in area, moved with mremap(),
+ * so that a direct I/O bio holds one page per bvec. NULL with errno set
+ * on failure: EOPNOTSUPP when the area would be huge pages (madvise()
+ * refused, or THP used them anyway), ENOMEM when too few of its pages
+ * are apart.
  */
 char *blk_single_pages(unsigned long pages)
 {
 	size_t page = sysconf(_SC_PAGESIZE), len = pages * page;
+	unsigned long long pfn, last = 0;
+	unsigned long i, j = 0;
+	int err, fd = -1;
 	char *pool, *buf;
-	unsigned long i;
-	int err;
 
 	pool = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -678,15 +697,37 @@ char *blk_single_pages(unsigned long pages)
 		errno = EOPNOTSUPP;
 		goto fail_buf;
 	}
-	for (i = 0; i < pages; i++)
-		if (mremap(pool + 2 * i * page, page, page,
+	/*
+	 * A bio may merge a page into the bvec before it when the two are
+	 * adjacent in memory. Take, where the frames can be read, the next
+	 * page of the pool that does not follow the last one taken, else
+	 * every other page.
+	 */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	for (i = 0; i < pages; i++, j++) {
+		for (;; j++) {
+			if (j >= 2 * pages) {
+				errno = ENOMEM;
+				goto fail_buf;
+			}
+			pfn = fd < 0 ? 0 : blk_pfn(fd, pool + j * page);
+			if (pfn ? pfn != last + 1 : !(j & 1))
+				break;
+		}
+		if (mremap(pool + j * page, page, page,
 			   MREMAP_MAYMOVE | MREMAP_FIXED,
 			   buf + i * page) == MAP_FAILED)
 			goto fail_buf;
+		last = pfn;
+	}
+	if (fd >= 0)
+		close(fd);
 	munmap(pool, 2 * len);
 	return buf;
 fail_buf:
 	err = errno;
+	if (fd >= 0)
+		close(fd);
 	munmap(buf, len);
 	errno = err;
 fail:

@@ -66,6 +66,7 @@ int blk_trace_stop(struct blk_dev *d, long full, struct blk_counts *c);
 /* BIO_MAX_VECS: a direct I/O bio of single pages holds this many. */
 #define BLK_BIO_PAGES	256
 
+unsigned long long blk_pfn(int pagemap_fd, const void *addr);
 unsigned long blk_anon_huge_kb(const void *addr);
 char *blk_single_pages(unsigned long pages);
 
