@@ -271,7 +271,8 @@ run-bystander: export MEM := 3G
 # beside it. An hour.
 run-bystander: export TIMEOUT := 3600
 run-bystander: kernel-patched initramfs
-	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bystander $(BYSTANDER_CPIO)
+	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bystander $(BYSTANDER_CPIO) \
+		/usr/bin/setpriv
 	$(call guest-run,$(BZ_PATCHED),bystander,$(BYSTANDER_CPIO),$(BYSTANDER_CMD))
 	@$(S)/skip-check.sh config/bystander-skips $(T)/bystander.tap >$(T)/bystander-skips.tap
 
@@ -348,9 +349,9 @@ blktests: run-blktests-baseline run-blktests-patched
 # scanners and summaries on recorded logs.
 tool-checks: deps
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
-	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/ and guest/init" \
-		shellcheck -x $(S)/*.sh guest/init guest/bystander/run.sh \
-		guest/bystander/kill.sh guest/bystander/skip-rules.sh guest/blktests/run.sh guest/blktests/bin/udevadm .ci/run
+	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/, guest/ and .ci/run" \
+		shellcheck -x $(S)/*.sh guest/init guest/*/*.sh \
+		guest/blktests/bin/udevadm .ci/run
 	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 

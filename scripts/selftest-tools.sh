@@ -11,11 +11,13 @@ set -euo pipefail
 here=$(dirname "$0")
 data=$here/testdata
 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 check() { # description, expected exit (0 or 1), command...
 	local what=$1 want=$2 got=0; shift 2
-	"$@" >/tmp/selftest-tools.$$ 2>&1 || got=1
+	"$@" >"$tmp/out" 2>&1 || got=1
 	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what (exit $got, want $want):"; sed 's/^/  | /' /tmp/selftest-tools.$$
+		echo "FAIL: $what (exit $got, want $want):"; sed 's/^/  | /' "$tmp/out"
 		fail=1
 	else
 		echo "ok: $what"
@@ -49,16 +51,14 @@ expect_line "KTAP from the console: leaves counted" \
 expect_line "a run that stopped before its plan fails" \
 	"FAIL  k: plan 1..3 but only 2 results: the run stopped early" \
 	"$here/tap-summary.sh" "k=$data/kselftest-cut.tap"
-printf 'ok - shellcheck\nnot ok - quilt\n' >/tmp/selftest-tools.$$.tap
+printf 'ok - shellcheck\nnot ok - quilt\n' >"$tmp/t.tap"
 expect_line "unnumbered TAP lines (scripts/tap-run.sh) are counted" \
-	"1 passed, 1 failed, 0 skipped" "$here/tap-summary.sh" "h=/tmp/selftest-tools.$$.tap"
-rm -f /tmp/selftest-tools.$$.tap
+	"1 passed, 1 failed, 0 skipped" "$here/tap-summary.sh" "h=$tmp/t.tap"
 check "summary fails on failures" 1 "$here/tap-summary.sh" "k=$data/kselftest.tap"
 check "summary fails on missing TAP" 1 "$here/tap-summary.sh" "k=$data/no-such.tap"
 check "summary fails on a log with no result" 1 "$here/tap-summary.sh" "c=$data/console-clean.log"
-echo "ok 1 x" >/tmp/selftest-tools.$$.tap
-check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=/tmp/selftest-tools.$$.tap"
-rm -f /tmp/selftest-tools.$$.tap
+echo "ok 1 x" >"$tmp/t.tap"
+check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=$tmp/t.tap"
 
 expect_line "baseline proof: a failed shape test is the proof" \
 	"ok 1 baseline fails as it must (1 of 1): zeroout 1GiB on nvme0n1: 1024 bios/GiB (want <= 4)" \
@@ -75,13 +75,12 @@ expect_line "baseline proof: a failed baseline boot fails the proof" \
 
 allowed=$here/../config/bystander-skips
 printf '%s\r\n' "# ok 1 dio_io.nullb_4k_max6k.pread_off0 # SKIP max_sectors_kb 6 is not a multiple of the 4096-byte logical block (the kernel rounds it down)" \
-	"# ok 2 dio_io.nullb_4k_max32k.pread_off0" "ok 1 selftests: block: zeroout" >/tmp/selftest-tools.$$.tap
+	"# ok 2 dio_io.nullb_4k_max32k.pread_off0" "ok 1 selftests: block: zeroout" >"$tmp/t.tap"
 expect_line "skip check: a skip with an allowed reason passes" \
 	"ok 1 skips: all 1 of 3 results' skips have an allowed reason ($allowed)" \
-	"$here/skip-check.sh" "$allowed" "/tmp/selftest-tools.$$.tap"
-echo "# ok 3 zeroout.after_kill # SKIP no device named in BLK_NOWZ_DEV" >>/tmp/selftest-tools.$$.tap
+	"$here/skip-check.sh" "$allowed" "$tmp/t.tap"
+echo "# ok 3 zeroout.after_kill # SKIP no device named in BLK_NOWZ_DEV" >>"$tmp/t.tap"
 expect_line "skip check: a skip for want of a device is caught" \
 	"not ok 1 skips: not an allowed reason ($allowed): no device named in BLK_NOWZ_DEV" \
-	"$here/skip-check.sh" "$allowed" "/tmp/selftest-tools.$$.tap"
-rm -f /tmp/selftest-tools.$$ /tmp/selftest-tools.$$.tap
+	"$here/skip-check.sh" "$allowed" "$tmp/t.tap"
 exit $fail

@@ -13,6 +13,8 @@
 # per case or program and signal.
 # Usage: kill.sh
 set -u
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 # What the tests make and name after their process (the series'
 # blk_util.c; the guards' blk_lib.c), and the settings both saved.
@@ -20,7 +22,7 @@ made() {
 	for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* /tmp/ksft_blk_*; do
 		[ -d "$d" ] && printf ' %s' "${d##*/}"
 	done
-	for f in /tmp/blk_guards_saved/* /run/ksft_blk_*; do
+	for f in /run/blk_guards_saved/* /run/ksft_blk_*; do
 		[ -f "$f" ] && printf ' saved:%s' "${f##*/}"
 	done
 }
@@ -68,7 +70,7 @@ kill_one() {
 	dir=$1 prog=$2 sig=$3 first=$4 again=$5
 	cd "$dir" || { echo "not ok - kill test: no $dir"; return; }
 	# shellcheck disable=SC2086
-	./$prog $first >/tmp/kill-first.log 2>&1 &
+	./$prog $first >"$logs/first" 2>&1 &
 	pid=$!
 	seen='' i=0
 	while [ -z "$seen" ] && [ $i -lt 20000 ] && kill -0 $pid 2>/dev/null; do
@@ -86,17 +88,17 @@ kill_one() {
 	# an I/O in flight): what a process still going made is not swept.
 	gone "$prog"
 	# shellcheck disable=SC2086
-	./$prog $again >/tmp/kill-again.log 2>&1
+	./$prog $again >"$logs/again" 2>&1
 	rc=$?
 	gone "$prog"
-	swept=$(grep -c -E '(removed|restored) .* left by a killed run' /tmp/kill-again.log)
+	swept=$(grep -c -E '(removed|restored) .* left by a killed run' "$logs/again")
 	left=$(made)
 	what="kill -$sig of $prog ${first:-(all cases)} while it had${seen:- nothing made yet}, then ${again:-a second run}"
 	if [ -z "$seen" ]; then
 		echo "not ok - $what: it made nothing before it ended"
 	elif [ $rc -ne 0 ]; then
 		echo "not ok - $what: the second run exited $rc"
-		sed 's/^/# /' /tmp/kill-again.log | tail -20
+		sed 's/^/# /' "$logs/again" | tail -20
 	elif [ -n "$left" ]; then
 		echo "not ok - $what: left behind:$left"
 	else

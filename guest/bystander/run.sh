@@ -4,7 +4,8 @@
 # config/bystander.topology, filled with random data first), with no
 # BLK_*_DEV set, so they make their own null_blk and scsi_debug devices.
 # Prints the skip rules' TAP (skip-rules.sh: first, before anything takes
-# the huge zero folio), the kselftests', the kill test's (kill.sh), then two results
+# the huge zero folio), the guards' refusals of planted files (attack.sh),
+# the kselftests', the kill test's (kill.sh), then two results
 # of its own: the namespace reads back byte for byte as before, and no
 # device, trace instance or saved setting is left behind.
 # Usage: run.sh KSELFTEST_ARGS...
@@ -30,6 +31,7 @@ sync
 before=$(md5sum <"/dev/$keep")
 
 "$(dirname "$0")/skip-rules.sh"
+"$(dirname "$0")/attack.sh"
 (cd /kselftest && ./run_kselftest.sh "$@")
 "$(dirname "$0")/kill.sh"
 
@@ -45,7 +47,7 @@ left=
 for d in /sys/kernel/config/nullb/* /sys/kernel/tracing/instances/* /tmp/ksft_blk_*; do
 	[ -d "$d" ] && left="$left ${d##*/}"
 done
-for f in /tmp/blk_guards_saved/* /run/ksft_blk_*; do
+for f in /run/blk_guards_saved/* /run/ksft_blk_*; do
 	[ -f "$f" ] && left="$left saved:${f##*/}"
 done
 for d in /sys/block/sd*; do

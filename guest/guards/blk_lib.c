@@ -1260,9 +1260,10 @@ unsigned long long blk_rand(unsigned long long *state)
 
 /*
  * Whether BLK_SAVED_DIR is the guards' own: a directory (not a symlink)
- * of this user's, root, that nobody else may write or read. Any local
- * user can make a directory of that name in /tmp first; its files are
- * then never written, read or trusted.
+ * of this user's, root, that nobody else may write or read. It lives in
+ * /run, where only root makes names; should a directory of that name be
+ * anyone else's all the same, its files are never written, read or
+ * trusted.
  */
 static int saved_dir_trusted(void)
 {

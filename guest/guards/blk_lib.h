@@ -123,7 +123,7 @@ int blk_queue_get(const char *disk, const char *attr, unsigned long long *val);
  * then also in BLK_SAVED_DIR, from where the next guard program restores
  * it if this one is killed first.
  */
-#define BLK_SAVED_DIR	"/tmp/blk_guards_saved"
+#define BLK_SAVED_DIR	"/run/blk_guards_saved"
 struct blk_saved {
 	char path[128];
 	char val[64];

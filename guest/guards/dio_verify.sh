@@ -26,7 +26,8 @@
 # Needs root and fio; skips (exit 4) without them.
 
 DIR="$(dirname "$(readlink -f "$0")")"
-# shellcheck source=../kselftest/ktap_helpers.sh
+# The installed kselftest tree's, not in this repository.
+# shellcheck source=/dev/null
 . "$DIR"/../kselftest/ktap_helpers.sh
 
 RESTORE=""

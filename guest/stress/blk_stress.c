@@ -56,6 +56,8 @@
 
 static double budget = 30;
 static struct blkdev nowz, wz;
+/* fio's logs: a directory of this run's own, removed at exit. */
+static char logdir[] = "/tmp/blk_stress.XXXXXX";
 
 /* What one worker process did; lives in shared memory. */
 struct wstat {
@@ -552,14 +554,28 @@ static pid_t spawn_fio(const struct blkdev *dev, unsigned long long start,
 
 static int fio_status(pid_t pid, const char *log, char *why, size_t len)
 {
+	char line[256];
 	int status;
+	FILE *f;
 
 	waitpid(pid, &status, 0);
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 1;
-	snprintf(why, len, "fio exited with %d, see %s",
-		 WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
+	snprintf(why, len, "fio exited with %d, its log above",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	f = fopen(log, "r");
+	while (f && fgets(line, sizeof(line), f))
+		ksft_print_msg("fio: %s", line);
+	if (f)
+		fclose(f);
 	return 0;
+}
+
+/* The path of fio's log @name in logdir. */
+static const char *log_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", logdir, name);
+	return buf;
 }
 
 /* "write: IOPS=..., BW=...(...MB/s)(NNNMiB/...)" -> NNN MiB written. */
@@ -593,26 +609,26 @@ static void case_mixed(void)
 	pid_t zp[2] = { -1, -1 }, fp[2] = { -1, -1 };
 	const char *msg = "";
 	unsigned long zeroouts;
-	char why[192] = "";
+	char why[192] = "", log[2][64];
 	double deadline;
 	int ok;
 
 	deadline = now_sec() + budget;
 	zp[0] = spawn_zero_worker(&nowz, 4 * GiB, deadline, 0x31, &st[0]);
 	zp[1] = spawn_zero_worker(&wz, 0, deadline, 0x32, &st[1]);
-	fp[0] = spawn_fio(&nowz, MIXED_FIO_START, "4k-1m", deadline,
-			  "/tmp/fio-mixed-0.log");
-	fp[1] = spawn_fio(&wz, MIXED_WZ_FIO, "4k-1m", deadline,
-			  "/tmp/fio-mixed-1.log");
+	log_path(log[0], sizeof(log[0]), "fio-mixed-0.log");
+	log_path(log[1], sizeof(log[1]), "fio-mixed-1.log");
+	fp[0] = spawn_fio(&nowz, MIXED_FIO_START, "4k-1m", deadline, log[0]);
+	fp[1] = spawn_fio(&wz, MIXED_WZ_FIO, "4k-1m", deadline, log[1]);
 	wait_all(zp, 2);
-	ok = fio_status(fp[0], "/tmp/fio-mixed-0.log", why, sizeof(why));
-	ok &= fio_status(fp[1], "/tmp/fio-mixed-1.log", why, sizeof(why));
+	ok = fio_status(fp[0], log[0], why, sizeof(why));
+	ok &= fio_status(fp[1], log[1], why, sizeof(why));
 	if (!wstat_sum(st, 2, &zeroouts, &bytes, &msg)) {
 		ok = 0;
 		snprintf(why, sizeof(why), "%s", msg);
 	}
-	w0 = fio_mib("/tmp/fio-mixed-0.log", "write:");
-	w1 = fio_mib("/tmp/fio-mixed-1.log", "write:");
+	w0 = fio_mib(log[0], "write:");
+	w1 = fio_mib(log[1], "write:");
 	ksft_print_msg("mixed load: %lu + %lu zeroouts on %s and %s (%llu MiB verified); fio wrote and verified %llu MiB on %s, %llu MiB on %s\n",
 		       st[0].zeroouts, st[1].zeroouts, nowz.name, wz.name,
 		       bytes / MiB, w0, nowz.name, w1, wz.name);
@@ -631,15 +647,15 @@ static void case_boundaries(void)
 	static const unsigned int kb[] = { 128, 96, 64, 100, 4, 124, 32, 60, 8 };
 	unsigned long changes = 0, refused = 0;
 	unsigned long long mib;
-	char why[192] = "";
+	char why[192] = "", log[64];
 	unsigned int i = 0, v;
 	double deadline;
 	pid_t pid;
 	int ok;
 
 	deadline = now_sec() + budget;
-	pid = spawn_fio(&nowz, MIXED_FIO_START, "4k-2m", deadline,
-			"/tmp/fio-limits.log");
+	log_path(log, sizeof(log), "fio-limits.log");
+	pid = spawn_fio(&nowz, MIXED_FIO_START, "4k-2m", deadline, log);
 	while (now_sec() < deadline) {
 		v = kb[i++ % ARRAY_SIZE(kb)];
 		if (v > nowz.max_hw_sectors_kb)
@@ -650,9 +666,9 @@ static void case_boundaries(void)
 			changes++;
 		usleep(50000);
 	}
-	ok = fio_status(pid, "/tmp/fio-limits.log", why, sizeof(why));
+	ok = fio_status(pid, log, why, sizeof(why));
 	blk_queue_set(&nowz, "max_sectors_kb", nowz.max_sectors_kb);
-	mib = fio_mib("/tmp/fio-limits.log", "write:");
+	mib = fio_mib(log, "write:");
 	ksft_print_msg("boundaries: %lu max_sectors_kb changes (%lu refused) under fio, %llu MiB written and verified\n",
 		       changes, refused, mib);
 	if (ok && (!changes || !mib)) {
@@ -665,8 +681,14 @@ static void case_boundaries(void)
 
 static void restore(void)
 {
+	char path[64];
+
 	zr_fail_order9(NULL, "0");
 	blk_queue_set(&nowz, "max_sectors_kb", nowz.max_sectors_kb);
+	unlink(log_path(path, sizeof(path), "fio-mixed-0.log"));
+	unlink(log_path(path, sizeof(path), "fio-mixed-1.log"));
+	unlink(log_path(path, sizeof(path), "fio-limits.log"));
+	rmdir(logdir);
 }
 
 int main(int argc, char **argv)
@@ -695,6 +717,8 @@ int main(int argc, char **argv)
 	ksft_print_msg("%s (%llu MiB, no Write Zeroes), %s (%llu MiB, Write Zeroes); %.0fs per case\n",
 		       nowz.name, nowz.size / MiB, wz.name, wz.size / MiB,
 		       budget);
+	if (!mkdtemp(logdir))
+		ksft_exit_fail_msg("mkdtemp %s: %s\n", logdir, strerror(errno));
 	atexit(restore);
 	ksft_set_plan(5);
 	case_alloc_failure();
