@@ -10,9 +10,13 @@
 # to OUTDIR/runs/KERNEL-rN/. Device settings LBS:LAT_US:QD:MBPS: 10, 50
 # and 200 us per command at queue depth 1 (a bracket from fast NVMe to
 # eMMC-like devices, not a model of one), 50 us at queue depth 32, 50 us
-# on 512-byte blocks, 50 us at 500 MiB/s; 3 rounds, 1 timed run per case
-# and boot, zeroouts of 4 GiB. QUICK=1: two settings, 1 round of 2 timed
-# runs, 256 MiB zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override.
+# on 512-byte blocks; 3 rounds, 1 timed run per case and boot, zeroouts
+# of 4 GiB. QUICK=1: two settings, 1 round of 2 timed runs, 256 MiB
+# zeroouts. SETTINGS, ROUNDS, REPS and ZERO_MIB override. No default
+# setting limits bandwidth (MBPS): null_blk refills its byte budget 50
+# times a second, so such a case's time moves in 20 ms steps with where
+# the refill falls (at 500 MiB/s, 117 or 134 ms for one kernel's boots of
+# the same 64 MiB read), whatever the CPU does.
 # Then, in QUICK runs too, the settings DISKS (the Makefile's BENCH_DISKS,
 # e.g. "disk:wb-ahci168:168:1024 disk:wb-nvme512k:129:512"; none if
 # unset): the QEMU disks of config/bench.topology (TOPOLOGY= another), an AHCI disk
@@ -28,7 +32,12 @@
 # CPU's work its instructions, and neither depends on the host's load, so
 # timed runs repeat to the microsecond where wall-clock time under TCG
 # varied 3-fold between boots; hence one timed run per boot, and the
-# rounds show what varies between boots. QEMU runs under nice. A failed
+# rounds show what varies between boots. One vCPU (SMP=1; boot.sh's
+# default is 2): QEMU runs the vCPUs of an instruction-counted guest in
+# turn on one host thread anyway, and with two the order of their turns
+# moved a case's time at queue depth 32 by up to 30 % between boots of
+# one kernel (single-508); with one, by at most 1.2 % (thp-60), 3.4 % for
+# fio's 64 MiB runs, whose counts vary. QEMU runs under nice. A failed
 # boot is reported and the rounds go on;
 # the exit status is 1 if any failed.
 set -euo pipefail
@@ -39,10 +48,10 @@ bz_base=$1 bz_patched=$2 initrd=$3 out=$4
 here=$(realpath "$(dirname "$0")")
 if wb_bool QUICK; then
 	rounds=${ROUNDS:-1} reps=${REPS:-2} zero_mib=${ZERO_MIB:-256}
-	settings=${SETTINGS:-4096:50:1:0 4096:50:32:500}
+	settings=${SETTINGS:-4096:50:1:0 4096:50:32:0}
 else
 	rounds=${ROUNDS:-3} reps=${REPS:-1} zero_mib=${ZERO_MIB:-4096}
-	settings=${SETTINGS:-4096:10:1:0 4096:50:1:0 4096:200:1:0 4096:50:32:0 512:50:1:0 4096:50:1:500}
+	settings=${SETTINGS:-4096:10:1:0 4096:50:1:0 4096:200:1:0 4096:50:32:0 512:50:1:0}
 fi
 settings="$settings ${DISKS:-}"
 export TOPOLOGY=${TOPOLOGY:-$here/../config/bench.topology}
@@ -50,7 +59,7 @@ export TOPOLOGY=${TOPOLOGY:-$here/../config/bench.topology}
 for f in "$bz_base" "$bz_patched" "$initrd"; do
 	[ -f "$f" ] || { echo "bench-run: $f missing" >&2; exit 1; }
 done
-export ICOUNT=${ICOUNT-0}
+export ICOUNT=${ICOUNT-0} SMP=${SMP:-1}
 clock="host time (QEMU's own)"
 [ -z "$ICOUNT" ] || clock="icount shift $ICOUNT: 2^$ICOUNT ns of guest time per guest instruction"
 mkdir -p "$out/raw" "$out/runs"

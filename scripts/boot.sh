@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: scripts/boot.sh BZIMAGE INITRAMFS RUNDIR [COMMAND]
 # Boots BZIMAGE under QEMU (TCG, one host thread for both vCPUs: see
-# below; ACCEL=kvm to opt in) with 2 vCPUs, MEM
+# below; ACCEL=kvm to opt in) with SMP (default 2) vCPUs, MEM
 # (default 2G) of memory and the NVMe namespaces of config/nvme.topology
 # (TOPOLOGY= another file; a line whose options are "ahci" is a SATA disk
 # on an AHCI controller of its own instead, serial and model wb-NAME),
@@ -74,7 +74,7 @@ done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 modparams="null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
 wb_bool MODULES_OWN_PARAMS && modparams=
 append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams$ahci_append ${APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "$accel" -smp 2 -m "${MEM:-2G}" -no-reboot
+qemu=(qemu-system-x86_64 -accel "$accel" -smp "${SMP:-2}" -m "${MEM:-2G}" -no-reboot
       -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
       "${drives[@]}")
 [ -z "${ICOUNT:-}" ] || qemu+=(-icount "shift=$ICOUNT,sleep=off")
