@@ -37,6 +37,9 @@
 #                   and plots in build/BASE/bench/ (QUICK=1: under 10 min)
 #   make bench-trim the series' trim threshold (1/16) against trimming
 #                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
+#   make bench-prefix UPTO=N  the series' first N patches against the
+#                   baseline, the same bench (the trim alone: UPTO=7,
+#                   BASE=6.12 UPTO=3)
 #   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
 #                   and patched, per buffer layout and max_sectors_kb
 #   make series     regenerate patches/ from the blk-series branch of
@@ -119,7 +122,7 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 .PHONY: all help test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
-	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-initramfs \
+	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs \
 	dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
@@ -519,6 +522,20 @@ bench-trim: bench-kernels bench-initramfs
 	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
 		$(BENCH)/initramfs.cpio $(B)/bench-trim || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim; exit $$rc
+
+# make bench-prefix UPTO=N: the same bench with the series' first N
+# patches as "patched" (scripts/series-prefix.sh: a worktree of the
+# patched tree, build/BASE/linux-upto-N): one patch's cost without those
+# after it, e.g. the trim alone (UPTO=7; BASE=6.12 UPTO=3). Tables and
+# plots in build/BASE/bench-upto-N/.
+UPTO_TREE := $(B)/linux-upto-$(UPTO)
+bench-prefix: bench-kernels bench-initramfs
+	@$(if $(UPTO),,echo "bench-prefix: say which patches: UPTO=N (the series' first N)" >&2; exit 1)
+	@$(S)/series-prefix.sh $(PATCHED) $$(cat $(B)/base-commit) $(UPTO) $(UPTO_TREE)
+	@UNKNOWN_OK=1 $(S)/kconfig.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench $(fragments) config/bench.config
+	@$(S)/build-kernel.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench
+	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(UPTO_TREE)/obj-bench/arch/x86/boot/bzImage \
+		$(BENCH)/initramfs.cpio $(B)/bench-upto-$(UPTO) || rc=$$?; $(S)/bench-report.sh $(B)/bench-upto-$(UPTO); exit $$rc
 
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.
