@@ -8,8 +8,9 @@
 #                   patched NVMe boot, the baseline run that must fail the
 #                   shape tests, the bystander boot of every kselftest, the
 #                   THP cases with THP in madvise mode, the debug kernel's
-#                   run and its fault and stress cases, the 6.12
-#                   backport's checks, shape tests and baseline proof)
+#                   run and its fault and stress cases, KUnit on arm64
+#                   with 4, 16 and 64 KiB pages, the 6.12 backport's
+#                   checks, shape tests and baseline proof)
 #   make shell      the same guest, interactive
 #   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
 #                   the kselftests and KUnit, then the fault and stress
@@ -124,7 +125,7 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
 	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs \
 	dio-table \
-	test-debug test-nothp test-all run-backport kunit-parse blktests blktests-build \
+	test-debug test-nothp test-all run-backport kunit-parse kunit-arm64 blktests blktests-build \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
 
@@ -383,7 +384,10 @@ test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
 	bystander=$(1)/bystander.tap bystander-skips=$(1)/bystander-skips.tap \
 	thp-madvise=$(1)/thp-madvise.tap thp-madvise-skips=$(1)/thp-madvise-skips.tap \
 	$(call debug_tap,$(1))
-TEST_TAP := $(call test_tap,$(T))
+# KUnit on arm64 (kunit-arm64, below): one KTAP per page size.
+KUNIT_ARM64_PAGES := 4 16 64
+KUNIT_ARM64_TAP := $(foreach k,$(KUNIT_ARM64_PAGES),kunit-arm64-$(k)k=$(B)/kunit-arm64/$(k)k.ktap)
+TEST_TAP := $(call test_tap,$(T)) $(KUNIT_ARM64_TAP)
 
 # make test covers both series: every step of this base, and of the
 # backport (BASE=6.12) its host checks, its patched kernel's shape tests
@@ -407,6 +411,13 @@ run-backport:
 	@+$(BACKPORT) GUEST_CMD='$$(BASELINE_CMD)' host-checks run-patched run-baseline \
 		kunit-parse 2>&1 | sed -u 's/^/6.12: /'
 
+# KUnit of the series on arm64 with 4, 16 and 64 KiB pages
+# (scripts/kunit-arm64.sh: the kernel's kunit.py, cross-built, under
+# qemu-system-aarch64): the O(1) answers of the direct I/O patches are
+# stated in PAGE_SIZE, and the grids check them against the walk there.
+kunit-arm64: apply deps
+	@$(S)/kunit-arm64.sh $(PATCHED) $(B)/kunit-arm64 $(KUNIT_ARM64_PAGES)
+
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
@@ -416,7 +427,7 @@ kunit-parse: run-patched
 # named devices there, and the bystander boot every test on the devices
 # it makes. make (and test-all, through make all) runs them all on NVMe.
 TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run-thp-madvise \
-	run-debug kunit-parse
+	run-debug kunit-parse kunit-arm64
 
 # One step at a time: two guests side by side, each with two vCPUs on this
 # 2-core machine, took longer than one after the other (cold run of

@@ -13,11 +13,11 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
       rsync python3 trace-cmd blktrace gnuplot-nox sparse git-email
       python3-aiosmtpd shellcheck e2fsprogs xfsprogs util-linux gcc make perl
       libmailtools-perl libauthen-sasl-perl libio-socket-ssl-perl
-      python3-ply python3-git b4)
+      python3-ply python3-git b4 qemu-system-arm gcc-aarch64-linux-gnu)
 # make check only: cross compilers and clang (WB_LLVM: Linux 7.0 needs 15);
 # not for CHECKPATCH_ONLY=1, which builds nothing.
 if [ "${1:-}" = check ] && ! wb_bool CHECKPATCH_ONLY; then
-	pkgs+=(gcc-aarch64-linux-gnu gcc-i686-linux-gnu gcc-riscv64-linux-gnu
+	pkgs+=(gcc-i686-linux-gnu gcc-riscv64-linux-gnu
 	       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM")
 fi
 if [ "${1:-}" = blktests ]; then
