@@ -101,7 +101,7 @@ TEST_F_TIMEOUT(zeroout, shape_1g, 600)
  * on QEMU's NVMe with the huge zero folio), the next is then under way.
  * The seconds from the kill until the child was reaped go to *@waited,
  * its wait status to *@status. Returns 0, or -errno if the child could
- * not start (1: could not open the device) or was not reaped within 60 s.
+ * not start (1: could not open the device) or could not be waited for.
  */
 static int kill_zeroout(const struct blkdev *dev, double *waited,
 			int *status)
@@ -141,16 +141,11 @@ static int kill_zeroout(const struct blkdev *dev, double *waited,
 	usleep(KILL_DELAY_US);
 	kill(pid, SIGKILL);
 	t_kill = now_sec();
-	while (*waited < 60) {
-		if (waitpid(pid, status, WNOHANG) == pid) {
-			*waited = now_sec() - t_kill;
-			return 0;
-		}
-		usleep(10000);
-		*waited = now_sec() - t_kill;
-	}
-	waitpid(pid, status, 0);
-	return -ETIMEDOUT;
+	/* No limit of its own: a slow host is no bug, a hang hits the timeout. */
+	if (waitpid(pid, status, 0) != pid)
+		return -errno;
+	*waited = now_sec() - t_kill;
+	return 0;
 }
 
 /*
