@@ -126,6 +126,7 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs \
 	dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse kunit-arm64 blktests blktests-build \
+	arm64 arm64-initramfs $(A64_RUNS) \
 	$(addprefix kernel-blktests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
 
@@ -385,8 +386,8 @@ test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
 	thp-madvise=$(1)/thp-madvise.tap thp-madvise-skips=$(1)/thp-madvise-skips.tap \
 	$(call debug_tap,$(1))
 # KUnit on arm64 (kunit-arm64, below): one KTAP per page size.
-KUNIT_ARM64_PAGES := 4 16 64
-KUNIT_ARM64_TAP := $(foreach k,$(KUNIT_ARM64_PAGES),kunit-arm64-$(k)k=$(B)/kunit-arm64/$(k)k.ktap)
+ARM64_PAGES     := 4 16 64
+KUNIT_ARM64_TAP := $(foreach k,$(ARM64_PAGES),kunit-arm64-$(k)k=$(B)/kunit-arm64/$(k)k.ktap)
 TEST_TAP := $(call test_tap,$(T)) $(KUNIT_ARM64_TAP)
 
 # make test covers both series: every step of this base, and of the
@@ -416,7 +417,46 @@ run-backport:
 # qemu-system-aarch64): the O(1) answers of the direct I/O patches are
 # stated in PAGE_SIZE, and the grids check them against the walk there.
 kunit-arm64: apply deps
-	@$(S)/kunit-arm64.sh $(PATCHED) $(B)/kunit-arm64 $(KUNIT_ARM64_PAGES)
+	@$(S)/kunit-arm64.sh $(PATCHED) $(B)/kunit-arm64 $(ARM64_PAGES)
+
+# make arm64: the patched and the unpatched kernel of this base for arm64
+# with each page size of ARM64_PAGES (4, 16, 64 KiB), cross-built in
+# TREE/obj-arm64-PAGEk (config/arm64.config on top of the usual fragments),
+# each booted under qemu-system-aarch64 (virt, TCG) on the NVMe namespaces
+# with an initramfs of Debian's arm64 busybox and the series' kselftests,
+# cross-built and static ($(A64)): they run on null_blk and on the
+# namespaces, as BASELINE_CMD; KUnit does not run at boot (kunit-arm64
+# runs it at each page size). The unpatched kernels' results go through
+# the baseline proof, as on x86_64: the summary counts the patched
+# kernels' TAP ($(T)/arm64-patched-PAGEk.tap) and the proofs
+# ($(T)/arm64-baseline-proof-PAGEk.tap).
+A64        := $(B)/arm64
+A64_RUNS   := $(foreach k,$(ARM64_PAGES),run-arm64-patched-$(k)k run-arm64-baseline-$(k)k)
+a64_kb      = $(patsubst %k,%,$(lastword $(subst -, ,$(1))))
+a64_tree    = $(if $(filter patched-%,$(1)),$(PATCHED),$(UNPATCHED))
+a64_obj     = $(call a64_tree,$(1))/obj-arm64-$(call a64_kb,$(1))k
+ARM64_TAP  := $(foreach k,$(ARM64_PAGES),arm64-$(k)k=$(T)/arm64-patched-$(k)k.tap \
+	arm64-baseline-$(k)k=$(T)/arm64-baseline-proof-$(k)k.tap)
+# The series' skips that name the page size: where pages are not 4 KiB a
+# proof that skips with one of these on the unpatched kernel is a skip.
+A64_PAGE_SKIPS := ^PMD size [0-9]+ KiB, not 2 MiB|built for 4 KiB pages
+$(A64_RUNS) arm64-initramfs: export WB_ARCH := arm64
+$(A64_RUNS): export APPEND := kunit.enable=0
+arm64-initramfs: apply deps
+	@$(S)/deps.sh arm64
+	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
+	@$(S)/arm64-busybox.sh $(A64)/busybox
+	@WB_BUSYBOX=$(A64)/busybox $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
+
+$(A64_RUNS): run-arm64-%: arm64-initramfs
+	@mkdir -p $(A64) && printf 'CONFIG_ARM64_%sK_PAGES=y\n' $(call a64_kb,$*) >$(A64)/pages-$(call a64_kb,$*)k.config
+	$(call variant,$(call a64_tree,$*),$(call a64_obj,$*),config/arm64.config $(A64)/pages-$(call a64_kb,$*)k.config)
+	$(call guest-run,$(call a64_obj,$*)/arch/arm64/boot/Image,arm64-$*,$(A64)/initramfs.cpio,$(BASELINE_CMD))
+	@$(if $(filter baseline-%,$*),PROOF_SKIP_OK='$(A64_PAGE_SKIPS)' $(S)/baseline-proof.sh $(MUST_FAIL) $(T)/arm64-$*.tap \
+		>$(T)/arm64-baseline-proof-$(call a64_kb,$*)k.tap)
+
+arm64: $(A64_RUNS)
+	@$(S)/tap-summary.sh $(ARM64_TAP)
 
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
@@ -439,7 +479,7 @@ test:
 	$(S)/tap-summary.sh $(TEST_TAP) $(BACKPORT_TAP) || rc=1; exit $$rc
 
 # make test, then every kselftest on the plain kernel's NVMe boot (make
-# all), the THP-off kernel, make blktests and, from 7.1, make BASE=6.12
+# all), the THP-off kernel, make blktests, make arm64 and, from 7.1, make BASE=6.12
 # test, even if make test failed; one summary (of blktests, its rule:
 # failures on both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
@@ -449,9 +489,10 @@ test-all:
 	$(MAKE) --no-print-directory all || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
 	$(MAKE) --no-print-directory blktests || rc=1; \
+	$(MAKE) --no-print-directory arm64 || rc=1; \
 	$(if $(BACKPORT_TAP),$(BACKPORT) test || rc=1;) \
 	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
-		blktests=$(T)/blktests-rule.tap $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
+		blktests=$(T)/blktests-rule.tap $(ARM64_TAP) $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell

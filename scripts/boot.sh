@@ -73,14 +73,25 @@ done < "${TOPOLOGY:-$here/../config/nvme.topology}"
 # and blktests loads them with its own parameters.
 modparams="null_blk.nr_devices=0 scsi_debug.add_host=0 scsi_debug.physblk_exp=3 scsi_debug.atomic_wr=1 scsi_debug.dev_size_mb=192"
 wb_bool MODULES_OWN_PARAMS && modparams=
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 $modparams$ahci_append ${APPEND:-}"
-qemu=(qemu-system-x86_64 -accel "$accel" -smp "${SMP:-2}" -m "${MEM:-2G}" -no-reboot
-      -bios /usr/share/qemu/qboot.rom -display none -kernel "$kernel" -initrd "$initrd"
-      "${drives[@]}")
+# WB_ARCH=arm64 (make arm64): QEMU's virt machine, whose one serial port
+# is the console; the command's output goes to a virtio console there.
+case ${WB_ARCH:-x86_64} in
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max) console=ttyAMA0
+	# shellcheck disable=SC2054 # QEMU's options, commas and all
+	out=(-chardev "file,id=wbout,path=$rundir/output.log"
+	     -device virtio-serial-pci -device virtconsole,chardev=wbout) ;;
+*)
+	qemu=(qemu-system-x86_64 -bios /usr/share/qemu/qboot.rom) console=ttyS0
+	out=(-serial "file:$rundir/output.log") ;;
+esac
+append="console=$console panic=-1 oops=panic loglevel=7 $modparams$ahci_append ${APPEND:-}"
+qemu+=(-accel "$accel" -smp "${SMP:-2}" -m "${MEM:-2G}" -no-reboot
+       -display none -kernel "$kernel" -initrd "$initrd" "${drives[@]}")
 [ -z "${ICOUNT:-}" ] || qemu+=(-icount "shift=$ICOUNT,sleep=off")
 
 if [ -z "$cmd" ]; then
-	exec "${qemu[@]}" -serial mon:stdio -serial "file:$rundir/output.log" -append "$append"
+	exec "${qemu[@]}" -serial mon:stdio "${out[@]}" -append "$append"
 fi
 
 append="$append wb.cmd=$(printf '%s' "$cmd" | base64 -w0)"
@@ -88,7 +99,7 @@ echo "boot: $kernel in $rundir: $cmd"
 start=$(date +%s)
 rc=0
 timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \
-	-serial "file:$rundir/output.log" -monitor none -append "$append" \
+	"${out[@]}" -monitor none -append "$append" \
 	>"$rundir/qemu.log" 2>&1 || rc=$?
 took=$(( $(date +%s) - start ))
 wb_bool KEEP_IMAGES || rm -f "$rundir"/*.img

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Usage: scripts/build-kernel.sh TREE OBJ
-# Builds OBJ/arch/x86/boot/bzImage from TREE (configured by scripts/kconfig.sh)
+# Builds OBJ/arch/x86/boot/bzImage (WB_ARCH=arm64: OBJ/arch/arm64/boot/Image,
+# cross-built) from TREE (configured by scripts/kconfig.sh)
 # with ccache, and the modules where OBJ/.config has CONFIG_MODULES=y
 # (make blktests: scripts/blktests-initramfs.sh installs them). OBJ should
 # be a direct subdirectory of TREE: kbuild then uses
@@ -8,15 +9,20 @@
 # and across clones. The cache is ccache's own (CCACHE_DIR if set, else
 # ~/.cache/ccache), so that every clone and CI run on a machine shares it.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tree=$(realpath "$1") obj=$(realpath -m "$2")
 export CCACHE_NOHASHDIR=1
 log=$obj/build.log
-targets=(bzImage)
+wb_kbuild_args
+image=$(wb_kimage)
+targets=("${image##*/}")
 grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets+=(modules)
-echo "build: $tree -> $obj/arch/x86/boot/bzImage"
+echo "build: $tree -> $obj/$image"
 start=$(date +%s)
-if ! make -C "$tree" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$(( $(nproc) + 1 ))" \
+if ! make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
+	CC="ccache ${wb_cross}gcc" -j"$(( $(nproc) + 1 ))" \
 	"${targets[@]}" >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	echo "build: FAILED for $tree, full log: $log" >&2

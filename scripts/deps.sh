@@ -1,8 +1,9 @@
 #!/bin/bash
-# Usage: scripts/deps.sh [check|blktests]
+# Usage: scripts/deps.sh [check|blktests|arm64]
 # Installs the Debian packages the workbench uses, if any is missing;
 # with "check", also the compilers of make check; with "blktests", the
-# programs make blktests copies into its guest (scripts/blktests-initramfs.sh).
+# programs make blktests copies into its guest (scripts/blktests-initramfs.sh);
+# with "arm64", the arm64 C library the kselftests of make arm64 link.
 # Takes nothing, produces nothing but installed packages; apt-get only.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -19,6 +20,9 @@ pkgs=(linux-source-6.12 qemu-system-x86 qemu-utils fio busybox-static
 if [ "${1:-}" = check ] && ! wb_bool CHECKPATCH_ONLY; then
 	pkgs+=(gcc-i686-linux-gnu gcc-riscv64-linux-gnu
 	       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM")
+fi
+if [ "${1:-}" = arm64 ]; then
+	pkgs+=(libc6-dev-arm64-cross)
 fi
 if [ "${1:-}" = blktests ]; then
 	pkgs+=(bash coreutils gawk kmod nvme-cli diffutils findutils

@@ -4,6 +4,9 @@
 # guest/init, fio, mke2fs, mkfs.xfs and the host programs the tests use
 # with their shared libraries (as ldd lists them), and the installed
 # kselftests (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
+# WB_ARCH=arm64: the arm64 busybox WB_BUSYBOX (scripts/arm64-busybox.sh),
+# guest/init and the kselftests (static) only: the host's programs do not
+# run there, and the cases that need them skip, naming them.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,8 +17,10 @@ root=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root}
-cp /bin/busybox "$root/bin/busybox"
-for applet in $("$root/bin/busybox" --list); do
+cp "${WB_BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
+# The host's busybox lists the applets: the arm64 one does not run here
+# (Debian builds both with the same configuration).
+for applet in $(/bin/busybox --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 install -m 755 "$here/guest/init" "$root/init"
@@ -23,13 +28,14 @@ install -m 755 "$here/guest/init" "$root/init"
 # mke2fs (and its configuration): dio_io's ext4 cases and make bench;
 # mkfs.xfs: the zeroing selftest's XFS case (zeroout.iomap_zero).
 progs=(fio mke2fs mkfs.xfs)
+[ "${WB_ARCH:-x86_64}" = x86_64 ] || progs=()
 for p in "${progs[@]}"; do
 	path=$(PATH=$PATH:/usr/sbin:/sbin command -v "$p") ||
 		{ echo "initramfs: $p not installed" >&2; exit 1; }
 	rm -f "$root/bin/$p"
 	wb_install "$root" "$path"
 done
-wb_install "$root" /etc/mke2fs.conf
+[ ${#progs[@]} -eq 0 ] || wb_install "$root" /etc/mke2fs.conf
 # Libraries the kselftests link against, so they need no static libc.
 while read -r elf; do
 	wb_install_libs "$root" "$elf"

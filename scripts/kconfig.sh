@@ -13,13 +13,14 @@ set -euo pipefail
 
 tree=$(realpath "$1") obj=$(realpath -m "$2"); shift 2
 mkdir -p "$obj"
-kmake() { make -s -C "$tree" O="$obj" ARCH=x86_64 "$@"; }
+wb_kbuild_args
+kmake() { make -s -C "$tree" O="$obj" "${wb_kbuild[@]}" "$@"; }
 
 # Nothing to do if the same fragments already made this .config: rewriting
 # it would make kbuild re-run syncconfig and relink for nothing.
 unknown_ok=0
 wb_bool UNKNOWN_OK && unknown_ok=1
-stamp=$( { git -C "$tree" rev-parse HEAD; cat "$@"; echo "$unknown_ok"; } | sha1sum | cut -d' ' -f1)
+stamp=$( { git -C "$tree" rev-parse HEAD; cat "$@"; echo "$unknown_ok ${wb_kbuild[*]}"; } | sha1sum | cut -d' ' -f1)
 if [ -f "$obj/.config" ] && [ "$(cat "$obj/.config.wb-stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "kconfig: $obj/.config is up to date"
 	exit 0

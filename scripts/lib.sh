@@ -14,6 +14,26 @@ wb_bool() {
 	[ "${!1:-}" = 1 ]
 }
 
+# The guest's architecture, WB_ARCH: x86_64 (the default) or arm64 (the
+# arm64 boots of make arm64, cross-built with aarch64-linux-gnu-gcc).
+# wb_kbuild_args: kbuild's ARCH= (and CROSS_COMPILE=) for it into the
+# array wb_kbuild, the compilers' prefix into wb_cross; wb_kimage: its
+# kernel image's path under an object directory.
+wb_kbuild_args() {
+	# shellcheck disable=SC2034 # the results, for the caller
+	case ${WB_ARCH:-x86_64} in
+	x86_64) wb_cross='' wb_kbuild=(ARCH=x86_64) ;;
+	arm64) wb_cross=aarch64-linux-gnu- wb_kbuild=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+	*) echo "WB_ARCH=$WB_ARCH: the workbench boots x86_64 or arm64" >&2; return 1 ;;
+	esac
+}
+wb_kimage() {
+	case ${WB_ARCH:-x86_64} in
+	arm64) echo arch/arm64/boot/Image ;;
+	*) echo arch/x86/boot/bzImage ;;
+	esac
+}
+
 # wb_tree BUILD_DIR NAME: a kernel tree in the build directory (the
 # Makefile's B): src (the bare repository of Debian's tree), base (the
 # unpatched base) and patched (branch blk-series), made by
