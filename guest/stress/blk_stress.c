@@ -515,9 +515,13 @@ static void case_kill(void)
 	t_end = now_sec() + budget;
 	while (ok && now_sec() < t_end) {
 		ret = kill_samples(fd, buf, 1, NULL, NULL, NULL);
-		if (ret || written_sectors(&nowz, &before)) {
-			snprintf(why, sizeof(why), "pattern write: %s",
-				 strerror(ret ? -ret : EIO));
+		if (ret) {
+			snprintf(why, sizeof(why), "pattern write: %s", strerror(-ret));
+			ok = 0;
+			break;
+		}
+		if (written_sectors(&nowz, &before)) {
+			snprintf(why, sizeof(why), "cannot read %s's stat", nowz.name);
 			ok = 0;
 			break;
 		}
