@@ -423,8 +423,10 @@ kunit-arm64: apply deps
 # with each page size of ARM64_PAGES (4, 16, 64 KiB), cross-built in
 # TREE/obj-arm64-PAGEk (config/arm64.config on top of the usual fragments),
 # each booted under qemu-system-aarch64 (virt, TCG) on the NVMe namespaces
-# with an initramfs of Debian's arm64 busybox and the series' kselftests,
-# cross-built and static ($(A64)): they run on null_blk and on the
+# with an initramfs of Debian's arm64 programs (scripts/arm64-userland.sh:
+# busybox, mkfs.xfs, bash and what else blktests runs, with their
+# libraries) and the series' kselftests, cross-built and static ($(A64)):
+# they run on null_blk and on the
 # namespaces, as BASELINE_CMD; KUnit does not run at boot (kunit-arm64
 # runs it at each page size). The unpatched kernels' results go through
 # the baseline proof, as on x86_64: the summary counts the patched
@@ -436,17 +438,45 @@ a64_kb      = $(patsubst %k,%,$(lastword $(subst -, ,$(1))))
 a64_tree    = $(if $(filter patched-%,$(1)),$(PATCHED),$(UNPATCHED))
 a64_obj     = $(call a64_tree,$(1))/obj-arm64-$(call a64_kb,$(1))k
 ARM64_TAP  := $(foreach k,$(ARM64_PAGES),arm64-$(k)k=$(T)/arm64-patched-$(k)k.tap \
-	arm64-baseline-$(k)k=$(T)/arm64-baseline-proof-$(k)k.tap)
+	arm64-baseline-$(k)k=$(T)/arm64-baseline-proof-$(k)k.tap \
+	arm64-blktests-$(k)k=$(T)/arm64-blktests-$(k)k/blktests-patched.tap \
+	arm64-blktests-rule-$(k)k=$(T)/arm64-blktests-$(k)k/blktests-rule.tap \
+	arm64-blktests-baseline-$(k)k=$(T)/arm64-blktests-$(k)k/baseline-proof.tap)
 # The series' skips that name the page size: where pages are not 4 KiB a
 # proof that skips with one of these on the unpatched kernel is a skip.
 A64_PAGE_SKIPS := ^PMD size [0-9]+ KiB, not 2 MiB|built for 4 KiB pages
-$(A64_RUNS) arm64-initramfs: export WB_ARCH := arm64
+# Then a second boot of each kernel runs the series' blktests cases
+# (A64_BLKTESTS; their null_blk is built in: these kernels have no
+# modules) with blktests cross-built ($(A64)/blktests); the report and
+# rule of make blktests per page size ($(T)/arm64-blktests-PAGEk/), and
+# each case must fail on the unpatched kernel (config/blktests-must-fail)
+# or skip there for the page size.
+A64_BLKTESTS   := block/048 block/049 block/050
+A64_BT_RUNS    := $(foreach k,$(ARM64_PAGES),run-arm64-blktests-patched-$(k)k run-arm64-blktests-baseline-$(k)k)
+A64_BT_SKIPS   := $(A64_PAGE_SKIPS)|huge zero folio of [0-9]+ bytes, not 2 MiB
+A64_USERLAND   := $(A64)/userland/root
+$(A64_RUNS) $(A64_BT_RUNS) arm64-initramfs arm64-blktests-build: export WB_ARCH := arm64
 $(A64_RUNS): export APPEND := kunit.enable=0
 arm64-initramfs: apply deps
 	@$(S)/deps.sh arm64
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
-	@$(S)/arm64-busybox.sh $(A64)/busybox
-	@WB_BUSYBOX=$(A64)/busybox $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
+	@$(S)/arm64-userland.sh $(A64)/userland busybox-static libc-bin $$(grep -v '^#' config/blktests.packages)
+	@WB_USERLAND=$(A64_USERLAND) $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
+
+arm64-blktests-build: deps
+	@$(S)/deps.sh arm64
+	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(A64)/blktests patches/blktests
+
+$(A64_BT_RUNS): run-arm64-blktests-%: run-arm64-% arm64-blktests-build
+	@$(S)/blktests-initramfs.sh $(A64)/initramfs.cpio $(call a64_obj,$*) $(A64)/blktests \
+		guest/blktests $(A64)/blktests-initramfs-$*.cpio
+	$(call guest-run,$(call a64_obj,$*)/arch/arm64/boot/Image,arm64-blktests-$*,$(A64)/blktests-initramfs-$*.cpio,/blktests/run.sh $(BLKTESTS_SMALL_KB) -- $(A64_BLKTESTS))
+
+arm64-blktests-%k: run-arm64-blktests-baseline-%k run-arm64-blktests-patched-%k
+	@$(S)/blktests-report.sh $(T)/$@ $(T)/arm64-blktests-baseline-$*k/output.log \
+		$(T)/arm64-blktests-patched-$*k/output.log || true
+	@PROOF_SKIP_OK='$(A64_BT_SKIPS)' $(S)/baseline-proof.sh config/blktests-must-fail \
+		$(T)/$@/blktests-baseline.tap >$(T)/$@/baseline-proof.tap
 
 $(A64_RUNS): run-arm64-%: arm64-initramfs
 	@mkdir -p $(A64) && printf 'CONFIG_ARM64_%sK_PAGES=y\n' $(call a64_kb,$*) >$(A64)/pages-$(call a64_kb,$*)k.config
@@ -455,7 +485,7 @@ $(A64_RUNS): run-arm64-%: arm64-initramfs
 	@$(if $(filter baseline-%,$*),PROOF_SKIP_OK='$(A64_PAGE_SKIPS)' $(S)/baseline-proof.sh $(MUST_FAIL) $(T)/arm64-$*.tap \
 		>$(T)/arm64-baseline-proof-$(call a64_kb,$*)k.tap)
 
-arm64: $(A64_RUNS)
+arm64: $(A64_RUNS) $(foreach k,$(ARM64_PAGES),arm64-blktests-$(k)k)
 	@$(S)/tap-summary.sh $(ARM64_TAP)
 
 kunit-parse: run-patched

@@ -4,8 +4,9 @@
 # DIR (build/blktests, never committed), applies the patches of
 # PATCHDIR/series (our blktests series, patches/blktests) in order, and
 # builds its helper programs (src/) on the host; the guest runs them
-# (scripts/blktests-initramfs.sh). A patch that does not apply stops the
-# run, naming it.
+# (scripts/blktests-initramfs.sh). WB_ARCH=arm64 (make arm64) builds them
+# with aarch64-linux-gnu-gcc and -g++ instead. A patch that does not
+# apply stops the run, naming it.
 # Nothing is fetched: what src/ cannot build for want of a header (liburing,
 # ublk) is left out by blktests' own Makefile, and the tests that need it
 # are then not run, with blktests' reason.
@@ -14,6 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tar=$1 dir=$2 patches=${3:-}
+wb_kbuild_args
 [ -f "$tar" ] || { echo "blktests-build: $tar not found" >&2; exit 1; }
 start=$(date +%s)
 wb_patches=()
@@ -33,7 +35,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	done
 	echo "$want" >"$stamp"
 fi
-if ! make -C "$dir" -j2 >"$dir/build.log" 2>&1; then
+if ! make -C "$dir" -j2 ${wb_cross:+CC=${wb_cross}gcc CXX=${wb_cross}g++} >"$dir/build.log" 2>&1; then
 	tail -n 20 "$dir/build.log" >&2
 	echo "blktests-build: make failed, full log: $dir/build.log" >&2
 	exit 1

@@ -3,7 +3,8 @@
 # Installs the Debian packages the workbench uses, if any is missing;
 # with "check", also the compilers of make check; with "blktests", the
 # programs make blktests copies into its guest (scripts/blktests-initramfs.sh);
-# with "arm64", the arm64 C library the kselftests of make arm64 link.
+# with "arm64", the arm64 C library the kselftests of make arm64 link
+# and the C++ compiler blktests' src/ needs.
 # Takes nothing, produces nothing but installed packages; apt-get only.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -22,11 +23,10 @@ if [ "${1:-}" = check ] && ! wb_bool CHECKPATCH_ONLY; then
 	       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM")
 fi
 if [ "${1:-}" = arm64 ]; then
-	pkgs+=(libc6-dev-arm64-cross)
+	pkgs+=(libc6-dev-arm64-cross g++-aarch64-linux-gnu)
 fi
 if [ "${1:-}" = blktests ]; then
-	pkgs+=(bash coreutils gawk kmod nvme-cli diffutils findutils
-	       grep gzip sed procps psmisc bsdextrautils)
+	mapfile -t -O ${#pkgs[@]} pkgs < <(grep -v '^#' "$(dirname "$0")/../config/blktests.packages")
 fi
 
 missing=()

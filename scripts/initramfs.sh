@@ -4,9 +4,10 @@
 # guest/init, fio, mke2fs, mkfs.xfs and the host programs the tests use
 # with their shared libraries (as ldd lists them), and the installed
 # kselftests (KSELFTEST_DIR, from scripts/build-selftests.sh) at /kselftest.
-# WB_ARCH=arm64: the arm64 busybox WB_BUSYBOX (scripts/arm64-busybox.sh),
-# guest/init and the kselftests (static) only: the host's programs do not
-# run there, and the cases that need them skip, naming them.
+# WB_ARCH=arm64: the host's programs do not run there; instead the arm64
+# root WB_USERLAND (scripts/arm64-userland.sh: Debian's arm64 busybox,
+# mke2fs, mkfs.xfs, bash, blktests' programs and their libraries) with
+# guest/init and the kselftests (static).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +18,9 @@ root=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root}
-cp "${WB_BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
+busybox=/bin/busybox
+[ -z "${WB_USERLAND:-}" ] || busybox=$WB_USERLAND/bin/busybox
+cp "$busybox" "$root/bin/busybox"
 # The host's busybox lists the applets: the arm64 one does not run here
 # (Debian builds both with the same configuration).
 for applet in $(/bin/busybox --list); do
@@ -36,6 +39,8 @@ for p in "${progs[@]}"; do
 	wb_install "$root" "$path"
 done
 [ ${#progs[@]} -eq 0 ] || wb_install "$root" /etc/mke2fs.conf
+# Over busybox's applets, whose links it replaces.
+[ -z "${WB_USERLAND:-}" ] || cp -a --remove-destination "$WB_USERLAND"/. "$root/"
 # Libraries the kselftests link against, so they need no static libc.
 while read -r elf; do
 	wb_install_libs "$root" "$elf"
