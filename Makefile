@@ -207,7 +207,7 @@ STRESS_SECS ?= 30
 # cases of dio_io took over 20 minutes under KASAN and TCG (220 now, the
 # ext4 and scsi_debug fixtures beside them: still long), and the
 # series' dio_pins drives the align-down trim they share; dio_align builds
-# its irregular buffer per test (about 17 minutes here). dio_verify.sh's
+# a 64 MiB buffer of single pages per case. dio_verify.sh's
 # fio jobs of up to 64 MiB per I/O drive the trimming path on this kernel;
 # of the series' dio_split only the two cases at 96 KiB run: each of its
 # 14 cases builds a 64 MiB buffer of single pages with mremap(), about
@@ -266,9 +266,8 @@ test-persistent: run-persistent
 # config/bystander-skips allows (scripts/skip-check.sh): none for want of
 # a device, a driver or an option.
 BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
-# dio_align is kept for the NVMe namespaces only (the plain boot of make
-# test): on the null_blk devices it would make here, its checks are the
-# series' dio_split, KUnit's, and the other guards'.
+# dio_align is for the NVMe namespaces (the plain boot of make test): it
+# reads back writes through bios trimmed under a real driver's limits.
 BYSTANDER_CMD  := /bystander/run.sh -c blk_guards -c block -S blk_guards:dio_align
 run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
 run-bystander: export MEM := 3G

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: scripts/build-guards.sh TREE OBJ KSFT
 # Builds the workbench's guard tests (guest/guards: the single-bio shapes,
-# the split-walk model, the fault and stress cases; in no series) with
+# read-backs through trimmed bios, the zeroing fallbacks; in no series) with
 # TREE's kselftest framework (lib.mk, kselftest_harness.h) and the headers
 # scripts/build-selftests.sh installed in OBJ/usr/include, and adds them to
 # the kselftest install KSFT as the collection blk_guards
