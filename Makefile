@@ -459,7 +459,7 @@ $(A64_RUNS): export APPEND := kunit.enable=0
 arm64-initramfs: apply deps
 	@$(S)/deps.sh arm64
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
-	@$(S)/arm64-userland.sh $(A64)/userland busybox-static libc-bin $$(grep -v '^#' config/blktests.packages)
+	@$(S)/arm64-userland.sh $(A64)/userland busybox-static libc-bin $$(. $(S)/lib.sh && wb_list config/blktests.packages)
 	@WB_USERLAND=$(A64_USERLAND) $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
 
 arm64-blktests-build: deps
@@ -577,6 +577,11 @@ bench-initramfs: initramfs
 # KiB, 129 segments on 7.1 and 128 on 6.12 (whose nvme-pci caps every
 # controller at its NVME_MAX_SEGS, 128).
 BENCH_DISKS      := disk:wb-ahci168:168:1024 disk:wb-nvme512k:$(if $(filter 6.12,$(BASE)),128,129):512
+# A run with QUICK=1 or other SETTINGS reports beside the default run, not
+# over it: build/BASE/bench-quick/, bench-upto-7-4096-45-32-0/ ...
+empty :=
+space := $(empty) $(empty)
+RUN_TAG := $(if $(filter 1,$(QUICK)),-quick)$(if $(strip $(SETTINGS)),-$(subst $(space),_,$(subst :,-,$(strip $(SETTINGS)))))
 BENCH_BZ_BASE    := $(UNPATCHED)/obj-bench/arch/x86/boot/bzImage
 BENCH_BZ_PATCHED := $(PATCHED)/obj-bench/arch/x86/boot/bzImage
 bench-kernels: apply
@@ -585,7 +590,7 @@ bench-kernels: apply
 
 bench-base: bench-kernels bench-initramfs
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
-		$(BENCH) || rc=$$?; $(S)/bench-report.sh $(BENCH); exit $$rc
+		$(BENCH)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(BENCH)$(RUN_TAG); exit $$rc
 
 bench:
 	@rc=0; $(MAKE) --no-print-directory bench-base || rc=1; \
@@ -602,7 +607,7 @@ bench-trim: bench-kernels bench-initramfs
 	@$(S)/trim-variant.sh $(PATCHED) $(TRIM_TREE) $(TRIM_SHIFT)
 	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
-		$(BENCH)/initramfs.cpio $(B)/bench-trim || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim; exit $$rc
+		$(BENCH)/initramfs.cpio $(B)/bench-trim$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim$(RUN_TAG); exit $$rc
 
 # make bench-prefix UPTO=N: the same bench with the series' first N
 # patches as "patched" (scripts/series-prefix.sh: a worktree of the
@@ -616,7 +621,7 @@ bench-prefix: bench-kernels bench-initramfs
 	@UNKNOWN_OK=1 $(S)/kconfig.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench $(fragments) config/bench.config
 	@$(S)/build-kernel.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(UPTO_TREE)/obj-bench/arch/x86/boot/bzImage \
-		$(BENCH)/initramfs.cpio $(B)/bench-upto-$(UPTO) || rc=$$?; $(S)/bench-report.sh $(B)/bench-upto-$(UPTO); exit $$rc
+		$(BENCH)/initramfs.cpio $(B)/bench-upto-$(UPTO)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-upto-$(UPTO)$(RUN_TAG); exit $$rc
 
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.

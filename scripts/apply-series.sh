@@ -22,8 +22,12 @@ fi
 git -C "$tree" am --abort >/dev/null 2>&1 || true
 git -C "$tree" checkout -q -B blk-series "$base"
 # A rebase of the series (git rebase -i to edit a patch) carries the notes
-# along: git copies notes on rewrite only for the refs named here.
+# along: git copies notes on rewrite only for the refs named here. An
+# "edit" stop amended with commit --amend gets its note copied twice (by
+# the amend, then by the rebase): keep the first copy, which may have been
+# edited since, instead of concatenating the two.
 git -C "$tree" config notes.rewriteRef refs/notes/commits
+git -C "$tree" config notes.rewriteMode ignore
 for p in "${wb_patches[@]}"; do
 	if ! out=$(wb_git -C "$tree" am -q --keep-cr "$(realpath "$dir/$p")" 2>&1); then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true

@@ -24,7 +24,7 @@ case $(realpath -m "$out")/ in
 esac
 pkgs=() progs=()
 if [ "${WB_ARCH:-x86_64}" = x86_64 ]; then
-	mapfile -t pkgs < <(grep -v '^#' "$here/../config/blktests.packages")
+	mapfile -t pkgs < <(wb_list "$here/../config/blktests.packages")
 	progs=(/usr/bin/getconf)
 fi
 for p in "${pkgs[@]}"; do

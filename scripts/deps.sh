@@ -26,7 +26,7 @@ if [ "${1:-}" = arm64 ]; then
 	pkgs+=(libc6-dev-arm64-cross g++-aarch64-linux-gnu)
 fi
 if [ "${1:-}" = blktests ]; then
-	mapfile -t -O ${#pkgs[@]} pkgs < <(grep -v '^#' "$(dirname "$0")/../config/blktests.packages")
+	mapfile -t -O ${#pkgs[@]} pkgs < <(wb_list "$(dirname "$0")/../config/blktests.packages")
 fi
 
 missing=()

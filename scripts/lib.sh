@@ -14,6 +14,12 @@ wb_bool() {
 	[ "${!1:-}" = 1 ]
 }
 
+# wb_list FILE: the names of a list of config/ (one per line, as
+# config/blktests.packages), without its comments and blank lines.
+wb_list() {
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1"
+}
+
 # The guest's architecture, WB_ARCH: x86_64 (the default) or arm64 (the
 # arm64 boots of make arm64, cross-built with aarch64-linux-gnu-gcc).
 # wb_kbuild_args: kbuild's ARCH= (and CROSS_COMPILE=) for it into the

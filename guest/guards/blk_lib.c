@@ -729,6 +729,72 @@ static void sum_bio(struct blk_trace_sum *s, char dir, const char *rwbs,
 		snprintf(s->bio_list + n, sizeof(s->bio_list) - n, ", ...");
 }
 
+/* One block_bio_queue or block_rq_issue event of a blk_trace's device. */
+struct blk_trace_event {
+	int is_bio;		/* block_bio_queue, else block_rq_issue */
+	char rwbs[16];
+	unsigned long long sector;
+	unsigned int nr_sector;
+};
+
+typedef void (*blk_trace_fn)(const struct blk_trace_event *ev, void *arg);
+
+/*
+ * Calls @fn for each event of @t's device; 0, or -ENOSPC if events were
+ * lost. Formats (include/trace/events/block.h):
+ *   block_bio_queue: 251,0 W 2048 + 2048 [comm]
+ *   block_rq_issue: 251,0 R 131072 () 0 + 256 none,0,0 [comm]
+ */
+static int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg)
+{
+	unsigned long long in_buf = 0, written = 0;
+	char path[sizeof(t->dir) + 8], line[512];
+	struct blk_trace_event ev;
+	unsigned int maj, min;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *q;
+
+		if (line[0] == '#') {
+			p = strstr(line, "entries-in-buffer/entries-written:");
+			if (p)
+				sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
+				       &in_buf, &written);
+			continue;
+		}
+		memset(&ev, 0, sizeof(ev));
+		p = strstr(line, " block_bio_queue: ");
+		ev.is_bio = !!p;
+		if (!p)
+			p = strstr(line, " block_rq_issue: ");
+		if (!p)
+			continue;
+		p = strchr(p + 2, ' ') + 1;
+		if (sscanf(p, "%u,%u %15s", &maj, &min, ev.rwbs) != 3 ||
+		    maj != t->major || min != t->minor)
+			continue;
+		if (ev.is_bio) {
+			/* after "maj,min rwbs " */
+			q = strchr(p, ' ');
+			q = q ? strchr(q + 1, ' ') : NULL;
+		} else {
+			/* after "bytes (cmd) ": cmd may be empty */
+			q = strstr(p, ") ");
+			q = q ? q + 1 : NULL;
+		}
+		if (!q || sscanf(q, "%llu + %u", &ev.sector, &ev.nr_sector) != 2)
+			continue;
+		fn(&ev, arg);
+	}
+	fclose(f);
+	return written > in_buf ? -ENOSPC : 0;
+}
+
 struct trace_sum_arg {
 	struct blk_trace_sum *s;
 	char dir;
@@ -1466,61 +1532,6 @@ static void __attribute__((constructor)) blk_sweep(void)
 		if (d)
 			closedir(d);
 	}
-}
-
-/*
- * Formats (include/trace/events/block.h):
- *   block_bio_queue: 251,0 W 2048 + 2048 [comm]
- *   block_rq_issue: 251,0 R 131072 () 0 + 256 none,0,0 [comm]
- */
-int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg)
-{
-	unsigned long long in_buf = 0, written = 0;
-	char path[sizeof(t->dir) + 8], line[512];
-	struct blk_trace_event ev;
-	unsigned int maj, min;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/trace", t->dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *q;
-
-		if (line[0] == '#') {
-			p = strstr(line, "entries-in-buffer/entries-written:");
-			if (p)
-				sscanf(p, "entries-in-buffer/entries-written: %llu/%llu",
-				       &in_buf, &written);
-			continue;
-		}
-		memset(&ev, 0, sizeof(ev));
-		p = strstr(line, " block_bio_queue: ");
-		ev.is_bio = !!p;
-		if (!p)
-			p = strstr(line, " block_rq_issue: ");
-		if (!p)
-			continue;
-		p = strchr(p + 2, ' ') + 1;
-		if (sscanf(p, "%u,%u %15s", &maj, &min, ev.rwbs) != 3 ||
-		    maj != t->major || min != t->minor)
-			continue;
-		if (ev.is_bio) {
-			/* after "maj,min rwbs " */
-			q = strchr(p, ' ');
-			q = q ? strchr(q + 1, ' ') : NULL;
-		} else {
-			/* after "bytes (cmd) ": cmd may be empty */
-			q = strstr(p, ") ");
-			q = q ? q + 1 : NULL;
-		}
-		if (!q || sscanf(q, "%llu + %u", &ev.sector, &ev.nr_sector) != 2)
-			continue;
-		fn(&ev, arg);
-	}
-	fclose(f);
-	return written > in_buf ? -ENOSPC : 0;
 }
 
 /* Linux AIO --------------------------------------------------------------- */

@@ -265,24 +265,11 @@ long long blk_pattern_check(const void *buf, size_t len,
 
 unsigned long long blk_rand(unsigned long long *state);
 
-/* Saved settings, trace events one by one --------------------------------- */
+/* Saved settings ---------------------------------------------------------- */
 
 /* Write @val to the sysfs or debugfs file @path, saving it on the first write. */
 int blk_sysfs_set_saved(struct blk_saved *sv, const char *path,
 			const char *val);
-
-/* One block_bio_queue or block_rq_issue event of a blk_trace's device. */
-struct blk_trace_event {
-	int is_bio;		/* block_bio_queue, else block_rq_issue */
-	char rwbs[16];
-	unsigned long long sector;
-	unsigned int nr_sector;
-};
-
-typedef void (*blk_trace_fn)(const struct blk_trace_event *ev, void *arg);
-
-/* Call @fn for each event. Returns 0, or -ENOSPC if events were lost. */
-int blk_trace_each(struct blk_trace *t, blk_trace_fn fn, void *arg);
 
 /* Linux AIO --------------------------------------------------------------- */
 

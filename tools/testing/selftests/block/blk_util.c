@@ -618,6 +618,17 @@ static long trace_pid(const char *line)
 }
 
 /*
+ * The sectors of a block_bio_queue or block_rq_issue line, 0 if it has
+ * none: "block_bio_queue: 252,0 R 0 + 2048 [prog]".
+ */
+static long trace_sectors(const char *line)
+{
+	const char *p = strstr(line, " + ");
+
+	return p ? strtol(p + 3, NULL, 10) : 0;
+}
+
+/*
  * Stops tracing and counts what it saw; a bio of fewer than @full
  * sectors counts as short. Bios of other tasks (udev, a reader of the
  * named disk) are counted apart; requests cannot be told apart. 0, or
@@ -625,7 +636,7 @@ static long trace_pid(const char *line)
  */
 int blk_trace_stop(struct blk_dev *d, long full, struct blk_counts *c)
 {
-	char path[160], line[512], *p;
+	char path[160], line[512];
 	long sectors, me = getpid();
 	FILE *f;
 
@@ -643,6 +654,9 @@ int blk_trace_stop(struct blk_dev *d, long full, struct blk_counts *c)
 		}
 		if (strstr(line, " block_rq_issue: ")) {
 			c->rqs++;
+			sectors = trace_sectors(line);
+			if (sectors > c->max_rq)
+				c->max_rq = sectors;
 			continue;
 		}
 		if (!strstr(line, " block_bio_queue: "))
@@ -652,9 +666,7 @@ int blk_trace_stop(struct blk_dev *d, long full, struct blk_counts *c)
 			continue;
 		}
 		c->bios++;
-		/* "block_bio_queue: 252,0 R 0 + 2048 [prog]" */
-		p = strstr(line, " + ");
-		sectors = p ? strtol(p + 3, NULL, 10) : 0;
+		sectors = trace_sectors(line);
 		if (sectors > c->max_bio)
 			c->max_bio = sectors;
 		if (sectors < full)

@@ -12,6 +12,9 @@
  *   blocks) the transfer takes DIV_ROUND_UP(64 MiB, limit) requests;
  *   unpatched kernels take 18, 11, 18 and 3 requests per bio.
  *
+ *   Every case also checks that no request is over the limit: a count
+ *   alone cannot tell one request too big from the short one it saves.
+ *
  *   guard: where the limit divides the bio (64 and 128 KiB) or the bio
  *   fits one request (the device's default limit), no bio is shortened:
  *   the bios, and so the requests, are those of an unpatched kernel.
@@ -134,9 +137,11 @@ static void check(struct __test_metadata *_metadata, struct blk_dev *d,
 
 	ksft_print_msg("%s of %d MiB in single pages on %s, max_sectors_kb %ld:\n",
 		       write ? "pwrite" : "pread", IO_MB, d->disk, max >> 10);
-	ksft_print_msg("%ld bios (%ld short, largest %ld KiB), %ld requests\n",
-		       c.bios, c.short_bios, c.max_bio >> 1, c.rqs);
+	ksft_print_msg("%ld bios (%ld short, largest %ld KiB), %ld requests (largest %ld KiB)\n",
+		       c.bios, c.short_bios, c.max_bio >> 1, c.rqs,
+		       c.max_rq >> 1);
 	ASSERT_LT(1, c.bios) TH_LOG("one bio: pages merged, no split point to end on");
+	EXPECT_GE(max >> 9, c.max_rq) TH_LOG("a request over max_sectors_kb");
 	if (bio > max && bio % max) {
 		ideal = (len + max - 1) / max;
 		ksft_print_msg("pass iff %ld requests: one short request in all\n",

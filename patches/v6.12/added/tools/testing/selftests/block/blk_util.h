@@ -43,6 +43,7 @@ struct blk_dev {
 struct blk_counts {
 	long bios;		/* block_bio_queue of this process */
 	long rqs;		/* block_rq_issue */
+	long max_rq;		/* sectors of the largest request */
 	long max_bio;		/* sectors of its largest bio */
 	long short_bios;	/* its bios of fewer sectors than asked */
 	long others;		/* block_bio_queue of other tasks */
