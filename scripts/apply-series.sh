@@ -25,7 +25,9 @@ git -C "$tree" checkout -q -B blk-series "$base"
 # along: git copies notes on rewrite only for the refs named here. An
 # "edit" stop amended with commit --amend gets its note copied twice (by
 # the amend, then by the rebase): keep the first copy, which may have been
-# edited since, instead of concatenating the two.
+# edited since, instead of concatenating the two. So a squash or fixup
+# keeps only the note of the commit it folds into: write the folded one's
+# changelog into it by hand.
 git -C "$tree" config notes.rewriteRef refs/notes/commits
 git -C "$tree" config notes.rewriteMode ignore
 for p in "${wb_patches[@]}"; do

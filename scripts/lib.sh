@@ -17,7 +17,8 @@ wb_bool() {
 # wb_list FILE: the names of a list of config/ (one per line, as
 # config/blktests.packages), without its comments and blank lines.
 wb_list() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1"
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' \
+		-e '/^$/d' "$1"
 }
 
 # The guest's architecture, WB_ARCH: x86_64 (the default) or arm64 (the
