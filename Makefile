@@ -127,7 +127,8 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse kunit-arm64 blktests blktests-build \
 	arm64 arm64-initramfs $(A64_RUNS) \
-	$(addprefix kernel-blktests-,patched baseline) \
+	$(addprefix kernel-suites-,patched baseline) fstests fstests-build \
+	$(addprefix run-fstests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
 
 # The header of this file.
@@ -299,43 +300,50 @@ run-thp-madvise: kernel-patched initramfs
 # with our blktests series patches/blktests applied (block/048 to 050), and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
 # kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
-# trees), each built with config/blktests.config (null_blk, scsi_debug,
-# loop, XFS, the NVMe loop target as modules) in TREE/obj-blktests. The
-# tests run on the NVMe namespaces, on a null_blk and a scsi_debug disk the
-# guest makes, and on the devices blktests makes itself, at each device's
-# default max_sectors_kb and at BLKTESTS_SMALL_KB (guest/blktests/run.sh).
-# Fails if a test passes on the baseline and fails on the patched kernel
-# (scripts/blktests-report.sh). Not in make test (CI's time budget), in
-# make test-all.
+# trees), each built with config/suites.config (null_blk, scsi_debug,
+# loop, XFS, the NVMe loop target, dm, md as modules; DEBUG_VM, and the
+# series' BLK_DEBUG_SPLIT on the patched kernel) in TREE/obj-suites. The
+# groups BLKTESTS_GROUPS run whole: their tests that take a test device on
+# the NVMe namespaces and on a null_blk and a scsi_debug disk the guest
+# makes, at each device's default max_sectors_kb and at BLKTESTS_SMALL_KB;
+# the rest make their own devices, at the drivers' defaults and, those
+# that make a null_blk, at null_blk's max_sectors of BLKTESTS_SMALL_KB
+# (guest/blktests/run.sh). A timed test's fio runs BLKTESTS_TIMEOUT
+# seconds. The two kernels' guests run side by side, one vCPU each.
+# Fails if a test passes on the baseline and fails on the patched kernel,
+# or the patched kernel's console has a splat (scripts/suite-report.sh).
+# Not in make test (CI's time budget), in make test-all.
 BLKTESTS_TAR    ?= $(abspath ../shared/blktests-a608cb5.tar.xz)
 BLKTESTS_SMALL_KB ?= 60
-# Tests with a test device, run on each device kind and limit, then the
-# tests that make their own devices, at each limit.
-BLKTESTS_DEV    ?= block/042 block/043 scsi/009
-BLKTESTS_NODEV  ?= block/009 block/045 block/046 block/048 block/049 block/050 \
-	loop/002 loop/004 loop/011 scsi/010 nvme/065
+BLKTESTS_GROUPS ?= block loop nvme scsi dm md zbd
+BLKTESTS_TIMEOUT ?= 30
+# Tests (or groups) with a test device, run on each device kind and
+# limit, then the tests that make their own devices.
+BLKTESTS_DEV    ?= $(BLKTESTS_GROUPS)
+BLKTESTS_NODEV  ?= $(BLKTESTS_GROUPS)
 BT              := $(B)/blktests
-BT_OBJ          := obj-blktests
+BT_OBJ          := obj-suites
 BT_KERNELS      := patched=$(PATCHED) baseline=$(UNPATCHED)
 bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
-BT_CMD          := /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)
+BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)
 
 blktests-build: deps
 	@$(S)/deps.sh blktests
-	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(BT) patches/blktests
+	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(BT) patches/blktests
 
 BT_NAMES        := patched baseline
-$(addprefix kernel-blktests-,$(BT_NAMES)): kernel-blktests-%: apply
-	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/blktests.config)
+$(addprefix kernel-suites-,$(BT_NAMES)): kernel-suites-%: apply
+	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/suites.config)
 
 # One boot per kernel; its initramfs: the usual one, blktests, the Debian
 # programs it runs and the kernel's modules.
 BT_RUNS         := $(addprefix run-blktests-,$(BT_NAMES))
 $(BT_RUNS): export MODULES_OWN_PARAMS := 1
 $(BT_RUNS): export MEM := 3G
-$(BT_RUNS): export TIMEOUT := 2400
-$(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
-	@$(S)/blktests-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) \
+$(BT_RUNS): export SMP := 1
+$(BT_RUNS): export TIMEOUT := 5400
+$(BT_RUNS): run-blktests-%: kernel-suites-% blktests-build initramfs
+	@$(S)/suite-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(BT) config/blktests.packages \
 		guest/blktests $(B)/blktests-guest/initramfs-$*.cpio
 	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,blktests-boot-$*,$(B)/blktests-guest/initramfs-$*.cpio,$(BT_CMD))
 
@@ -344,10 +352,59 @@ $(BT_RUNS): run-blktests-%: kernel-blktests-% blktests-build initramfs
 # fatal: the rule is what must hold).
 BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
 	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap
-blktests: run-blktests-baseline run-blktests-patched
-	@rc=0; $(S)/blktests-report.sh $(T) $(T)/blktests-boot-baseline/output.log \
+blktests:
+	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) blktests-build initramfs
+	@$(MAKE) --no-print-directory -j2 $(BT_RUNS)
+	@rc=0; $(S)/suite-report.sh blktests $(T) $(T)/blktests-boot-baseline/output.log \
 		$(T)/blktests-boot-patched/output.log || rc=1; \
 	$(S)/tap-summary.sh $(BLKTESTS_TAP) || true; exit $$rc
+
+# make fstests: fstests (FSTESTS_TAR, ../shared/fstests-63a2972.tar.xz,
+# built on the host in $(B)/fstests) in the guest, on the patched and the
+# unpatched kernel (the kernels of make blktests: config/suites.config,
+# with CONFIG_DEBUG_VM on both and CONFIG_BLK_DEBUG_SPLIT on the patched
+# one), on the NVMe namespaces of config/fstests.topology as TEST_DEV and
+# SCRATCH_DEV, for each file system of FSTESTS_FS: the tests of
+# FSTESTS_LIST (config/fstests.tests says which and why), in its order
+# (guest/fstests/run.sh says how the run reaches the series' paths).
+# The two guests run side by side, one vCPU each. Fails if a test passes
+# on the baseline and fails on the patched kernel, or the patched
+# kernel's console has a splat (scripts/suite-report.sh). In make
+# test-all, not make test.
+FSTESTS_TAR     ?= $(abspath ../shared/fstests-63a2972.tar.xz)
+FSTESTS_LIST    ?= config/fstests.tests
+FSTESTS_FS      ?= xfs ext4
+# Seconds each kernel's boot may take, both file systems.
+FSTESTS_TIMEOUT ?= 5400
+FT              := $(B)/fstests
+FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_FS)
+fstests-build: deps
+	@$(S)/deps.sh fstests
+	@$(S)/suite-build.sh $(FSTESTS_TAR) $(FT)
+	@cp $(FSTESTS_LIST) $(FT)/wb.tests
+
+FT_RUNS         := $(addprefix run-fstests-,$(BT_NAMES))
+$(FT_RUNS): export MODULES_OWN_PARAMS := 1
+$(FT_RUNS): export TOPOLOGY := $(abspath config/fstests.topology)
+$(FT_RUNS): export MEM := 2G
+$(FT_RUNS): export SMP := 1
+$(FT_RUNS): export APPEND := transparent_hugepage=madvise
+$(FT_RUNS): export TIMEOUT := $(FSTESTS_TIMEOUT)
+$(FT_RUNS): run-fstests-%: kernel-suites-% fstests-build initramfs
+	@$(S)/suite-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(FT) config/fstests.packages \
+		guest/fstests $(B)/fstests-guest/initramfs-$*.cpio
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,fstests-boot-$*,$(B)/fstests-guest/initramfs-$*.cpio,$(FT_CMD))
+
+# Kernels, fstests and the initramfs first, one after the other; then the
+# two guests side by side; then the tables and the rule.
+FSTESTS_TAP := fstests-baseline=$(T)/fstests-baseline.tap \
+	fstests-patched=$(T)/fstests-patched.tap fstests-rule=$(T)/fstests-rule.tap
+fstests:
+	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
+	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
+	@rc=0; $(S)/suite-report.sh fstests $(T) $(T)/fstests-boot-baseline/output.log \
+		$(T)/fstests-boot-patched/output.log || rc=1; \
+	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
 # The workbench's own tools, whatever the base: shellcheck, and its
 # scanners and summaries on recorded logs.
@@ -464,15 +521,15 @@ arm64-initramfs: apply deps
 
 arm64-blktests-build: deps
 	@$(S)/deps.sh arm64
-	@$(S)/blktests-build.sh $(BLKTESTS_TAR) $(A64)/blktests patches/blktests
+	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(A64)/blktests patches/blktests
 
 $(A64_BT_RUNS): run-arm64-blktests-%: run-arm64-% arm64-blktests-build
-	@$(S)/blktests-initramfs.sh $(A64)/initramfs.cpio $(call a64_obj,$*) $(A64)/blktests \
+	@$(S)/suite-initramfs.sh $(A64)/initramfs.cpio $(call a64_obj,$*) $(A64)/blktests config/blktests.packages \
 		guest/blktests $(A64)/blktests-initramfs-$*.cpio
 	$(call guest-run,$(call a64_obj,$*)/arch/arm64/boot/Image,arm64-blktests-$*,$(A64)/blktests-initramfs-$*.cpio,/blktests/run.sh $(BLKTESTS_SMALL_KB) -- $(A64_BLKTESTS))
 
 arm64-blktests-%k: run-arm64-blktests-baseline-%k run-arm64-blktests-patched-%k
-	@$(S)/blktests-report.sh $(T)/$@ $(T)/arm64-blktests-baseline-$*k/output.log \
+	@$(S)/suite-report.sh blktests $(T)/$@ $(T)/arm64-blktests-baseline-$*k/output.log \
 		$(T)/arm64-blktests-patched-$*k/output.log || true
 	@PROOF_SKIP_OK='$(A64_BT_SKIPS)' $(S)/baseline-proof.sh config/blktests-must-fail \
 		$(T)/$@/blktests-baseline.tap >$(T)/$@/baseline-proof.tap
@@ -498,11 +555,15 @@ kunit-parse: run-patched
 TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run-thp-madvise \
 	run-debug kunit-parse kunit-arm64
 
+# make test's plain boot: the read-back guard on the NVMe namespaces, and
+# the series' kselftests on each namespace ("nvme-nowz: ...", "nvme-wz:
+# ..."); the bystander boot runs them on null_blk.
+TEST_GUEST_CMD := ./run_kselftest.sh -t blk_guards:dio_align; $(SERIES_ON_NVME)
 # One step at a time: two guests side by side, each with two vCPUs on this
 # 2-core machine, took longer than one after the other (cold run of
 # c8819af). The summary counts what ran, also after a failed step.
 test:
-	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='./run_kselftest.sh -t blk_guards:dio_align' \
+	@rc=0; $(MAKE) --no-print-directory GUEST_CMD='$$(TEST_GUEST_CMD)' \
 		$(TEST_STEPS) || rc=1; \
 	$(if $(BACKPORT_TAP),$(MAKE) --no-print-directory run-backport || rc=1;) \
 	$(S)/tap-summary.sh $(TEST_TAP) $(BACKPORT_TAP) || rc=1; exit $$rc

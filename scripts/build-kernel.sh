@@ -3,7 +3,7 @@
 # Builds OBJ/arch/x86/boot/bzImage (WB_ARCH=arm64: OBJ/arch/arm64/boot/Image,
 # cross-built) from TREE (configured by scripts/kconfig.sh)
 # with ccache, and the modules where OBJ/.config has CONFIG_MODULES=y
-# (make blktests: scripts/blktests-initramfs.sh installs them). OBJ should
+# (make blktests: scripts/suite-initramfs.sh installs them). OBJ should
 # be a direct subdirectory of TREE: kbuild then uses
 # relative source paths, and ccache hits across the base and patched trees
 # and across clones. The cache is ccache's own (CCACHE_DIR if set, else

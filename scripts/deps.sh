@@ -1,8 +1,9 @@
 #!/bin/bash
-# Usage: scripts/deps.sh [check|blktests|arm64]
+# Usage: scripts/deps.sh [check|blktests|fstests|arm64]
 # Installs the Debian packages the workbench uses, if any is missing;
 # with "check", also the compilers of make check; with "blktests", the
-# programs make blktests copies into its guest (scripts/blktests-initramfs.sh);
+# programs make blktests copies into its guest (scripts/suite-initramfs.sh);
+# with "fstests", those of make fstests and what fstests builds with;
 # with "arm64", the arm64 C library the kselftests of make arm64 link
 # and the C++ compiler blktests' src/ needs.
 # Takes nothing, produces nothing but installed packages; apt-get only.
@@ -25,8 +26,15 @@ fi
 if [ "${1:-}" = arm64 ]; then
 	pkgs+=(libc6-dev-arm64-cross g++-aarch64-linux-gnu)
 fi
-if [ "${1:-}" = blktests ]; then
-	mapfile -t -O ${#pkgs[@]} pkgs < <(wb_list "$(dirname "$0")/../config/blktests.packages")
+case ${1:-} in
+blktests|fstests)
+	mapfile -t -O ${#pkgs[@]} pkgs < <(wb_list "$(dirname "$0")/../config/$1.packages" | cut -d' ' -f1) ;;
+esac
+# fstests' configure and src/ (its README's list for Debian).
+if [ "${1:-}" = fstests ]; then
+	pkgs+=(autoconf automake libtool libtool-bin pkg-config uuid-dev
+	       xfslibs-dev libattr1-dev libacl1-dev libaio-dev liburing-dev
+	       libcap-dev libgdbm-dev libgdbm-compat-dev libssl-dev)
 fi
 
 missing=()

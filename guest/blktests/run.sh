@@ -8,9 +8,13 @@
 #    max_sectors_kb and at SMALL_KB (written to sysfs before the pass and
 #    the saved value written back after it);
 #  - the TESTs, which make their own devices, at the drivers' defaults and
-#    (where null_blk is a module) with its max_sectors option at SMALL_KB
-#    (/etc/modprobe.d: blktests modprobes null_blk itself; scsi_debug and
-#    loop have no such option).
+#    (where null_blk is a module) those of them that make a null_blk with
+#    its max_sectors option at SMALL_KB (/etc/modprobe.d: blktests
+#    modprobes null_blk itself; scsi_debug and loop have no such option).
+# A DEVTEST or TEST may be a group (block, nvme...): check -d runs its
+# tests that take a test device, a plain check all of them (those that
+# take one are not run without TEST_DEVS). blktests' TIMEOUT (seconds of
+# each fio run of a timed test) and QUICK_RUN come from the environment.
 # Each pass starts with a line "WB-BLKTESTS pass DEVICE LIMIT" and ends
 # with "WB-BLKTESTS end DEVICE LIMIT RC SECONDS"; between them is check's
 # own output, which scripts/blktests-report.sh reads.
@@ -122,9 +126,21 @@ if [ ${#tests[@]} -gt 0 ]; then
 	if [ ! -e /proc/modules ]; then
 		echo "WB-BLKTESTS note: no modules, so no pass with null_blk's max_sectors at ${small}k"
 	else
+		# Only the tests that make a null_blk: the option changes
+		# nothing for the others.
+		nullb=()
+		for i in "${tests[@]}"; do
+			case $i in
+			*/*) f=tests/$i ;;
+			*) f="tests/$i/[0-9][0-9][0-9]" ;;
+			esac
+			for t in $f; do
+				[ -f "$t" ] && grep -q null_blk "$t" && nullb+=("${t#tests/}")
+			done
+		done
 		mkdir -p /etc/modprobe.d
 		echo "options null_blk max_sectors=$(( small * 2 ))" >/etc/modprobe.d/wb-blktests.conf
-		pass own "null_blk=${small}k" -o results/own-small "${tests[@]}"
+		pass own "null_blk=${small}k" -o results/own-small "${nullb[@]}"
 		rm -f /etc/modprobe.d/wb-blktests.conf
 	fi
 fi

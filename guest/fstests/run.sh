@@ -1,0 +1,109 @@
+#!/bin/bash
+# Usage (in the guest, make fstests): /fstests/run.sh LIST FS...
+# Runs fstests (/opt/fstests) on the NVMe namespaces of
+# config/fstests.topology, once per file system FS (xfs, ext4): the tests
+# of LIST (config/fstests.tests: one per line, comments after #), in
+# LIST's order (check --exact-order), each FS a "./check" of its own
+# with TEST_DEV and SCRATCH_DEV made for it.
+# The run reaches the series' paths:
+#  - both namespaces have no Write Zeroes (PCI ID 8086:5845), so
+#    fallocate's zero range, mkfs's and the file systems' zeroing take
+#    __blkdev_issue_zero_pages();
+#  - TEST_DEV's max_sectors_kb is 96 and SCRATCH_DEV's 60, limits at
+#    which a bio of single pages is split with a short tail: the trim acts;
+#  - a zeroout of 4 MiB takes the huge zero folio first, then frag
+#    (guest/fstests/frag.c) fragments free memory so that the buffers of
+#    the suite's programs are single pages, never adjacent in memory.
+# Each pass starts with a line "WB-FSTESTS pass FS" and ends with
+# "WB-FSTESTS end FS RC SECONDS"; between them is check's own output,
+# which scripts/fstests-report.sh reads.
+set -euo pipefail
+
+list=$1
+shift
+mapfile -t tests < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$list")
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# The guest's root has no user database; fstests' tools ask for root's
+# name. No fsgqa user: the tests that need one are not run, saying so.
+[ -e /etc/passwd ] || echo 'root:x:0:0:root:/root:/bin/bash' >/etc/passwd
+[ -e /etc/group ] || echo 'root:x:0:' >/etc/group
+
+# serial NAME: the disk whose NVMe serial is wb-NAME.
+serial() {
+	local d s
+	for d in /sys/block/nvme*; do
+		read -r s <"$d/device/serial" || continue
+		[ "$s" != "wb-$1" ] || { echo "${d##*/}"; return 0; }
+	done
+	echo "WB-FSTESTS error no namespace with serial wb-$1" >&2
+	return 1
+}
+test_dev=$(serial test)
+scratch_dev=$(serial scratch)
+echo 96 >"/sys/block/$test_dev/queue/max_sectors_kb"
+echo 60 >"/sys/block/$scratch_dev/queue/max_sectors_kb"
+for d in "$test_dev" "$scratch_dev"; do
+	q=/sys/block/$d/queue
+	echo "WB-FSTESTS device $d max_sectors_kb $(cat "$q/max_sectors_kb") write_zeroes_max_bytes $(cat "$q/write_zeroes_max_bytes") logical_block_size $(cat "$q/logical_block_size")"
+done
+
+# The huge zero folio before memory is fragmented (it needs an order-9
+# block): a zeroout large enough to ask for it.
+before=$(awk '$1 == "thp_zero_page_alloc" { print $2 }' /proc/vmstat)
+blkdiscard -z -l 4M "/dev/$scratch_dev"
+echo "WB-FSTESTS huge zero folio: thp_zero_page_alloc $before -> $(awk '$1 == "thp_zero_page_alloc" { print $2 }' /proc/vmstat)"
+
+# 70 % of what is available held, every other page of it given back.
+/fstests/frag "$(awk '$1 == "MemAvailable:" { print int($2 * 0.7) }' /proc/meminfo)" >/tmp/frag.out &
+frag=$!
+for _ in $(seq 600); do
+	[ ! -s /tmp/frag.out ] || break
+	kill -0 "$frag" 2>/dev/null || { echo "WB-FSTESTS error frag exited"; break; }
+	sleep 0.5
+done
+echo "WB-FSTESTS $(cat /tmp/frag.out)"
+echo "WB-FSTESTS buddyinfo $(awk '{ $1 = $2 = $3 = ""; printf "%s;", $0 }' /proc/buddyinfo)"
+
+cd /opt/fstests
+mkdir -p /mnt/test /mnt/scratch
+for fs in "$@"; do
+	modprobe "$fs" 2>/dev/null || true
+	export FSTYP=$fs TEST_DEV=/dev/$test_dev TEST_DIR=/mnt/test
+	export SCRATCH_DEV=/dev/$scratch_dev SCRATCH_MNT=/mnt/scratch
+	# The generic and shared tests, and those of this file system.
+	mine=()
+	for t in "${tests[@]}"; do
+		case ${t%%/*} in generic|shared|"$fs") mine+=("$t") ;; esac
+	done
+	start=$(date +%s)
+	echo "WB-FSTESTS pass $fs"
+	rc=0
+	force=-f
+	[ "$fs" != ext4 ] || force=-F
+	if ! "mkfs.$fs" -q "$force" "$TEST_DEV" >/tmp/mkfs.log 2>&1; then
+		echo "WB-FSTESTS error mkfs.$fs of $TEST_DEV: $(tr '\n' ' ' </tmp/mkfs.log)"
+		rc=1
+	else
+		# Through a pipe: check's output is its report, with no
+		# terminal control.
+		./check --exact-order "${mine[@]}" | cat || rc=$?
+		# What check saved of a failed test's kernel log: its first
+		# warning line.
+		for f in results/*/*.dmesg; do
+			[ -e "$f" ] || continue
+			t=${f#results/}
+			echo "WB-FSTESTS dmesg ${t%.dmesg} $(grep -m1 -E 'WARNING|BUG|Oops|INFO:|Call Trace' "$f" || head -n1 "$f")"
+		done
+		rm -rf results
+	fi
+	umount /mnt/test /mnt/scratch 2>/dev/null || true
+	echo "WB-FSTESTS end $fs $rc $(( $(date +%s) - start ))"
+done
+if kill -0 "$frag" 2>/dev/null; then
+	echo "WB-FSTESTS frag held memory to the end"
+	kill "$frag"
+else
+	echo "WB-FSTESTS error frag was killed during the run (memory pressure): later tests ran on less fragmented memory"
+fi
+echo "WB-FSTESTS buddyinfo $(awk '{ $1 = $2 = $3 = ""; printf "%s;", $0 }' /proc/buddyinfo)"
+echo "WB-FSTESTS done"

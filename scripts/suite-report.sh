@@ -1,0 +1,183 @@
+#!/bin/bash
+# Usage: scripts/suite-report.sh SUITE OUTDIR BASELINE_LOG PATCHED_LOG
+# Reads the output of a suite's guest script (SUITE blktests:
+# guest/blktests/run.sh; fstests: guest/fstests/run.sh) in each kernel's
+# boot: the suite's own lines between "WB-SUITE pass WHERE ..." and
+# "WB-SUITE end WHERE ..." (WHERE: the device kind and limit, or the
+# file system). Writes for each kernel K (baseline, patched):
+#   OUTDIR/SUITE-K.rows   test, where, result, reason, seconds (tabs)
+#   OUTDIR/SUITE-K.txt    the table: test, where, pass / fail / not run,
+#                         the suite's own reason (for a not-run its skip
+#                         reasons, for a failure the first line of its
+#                         diff, its exit status or dmesg finding) and time
+#   OUTDIR/SUITE-K.tap    the same as TAP (not run as "# SKIP reason")
+# then OUTDIR/SUITE-rule.tap: one result, not ok if a test passed on the
+# baseline and failed, was not run or is missing on the patched kernel
+# for the same WHERE. A pass that did not end, a run that did not finish,
+# or a boot the console scanner failed (a warning, BUG or splat:
+# scripts/scan-console.sh) is a failed row "(pass)", "(boot)" or
+# "(console)" of its kernel. Prints both tables and the rule; exits 1 if
+# the rule fails.
+set -euo pipefail
+
+suite=$1 out=$2 base_log=$3 patched_log=$4
+mark=WB-${suite^^}
+mkdir -p "$out"
+
+# The lines common to both suites' logs: markers, an unfinished pass or
+# run, the boot's own verdict (guest-run's "not ok - boot of ...").
+# shellcheck disable=SC2016
+common_awk='
+	$1 == MARK && $2 == "pass" { flush(); kind = $3; sub(/:.*/, "", kind)
+		where = kind ($4 == "" ? "" : " " $4); open[where] = 1; next }
+	$1 == MARK && $2 == "end" { flush(); kind = $3; sub(/:.*/, "", kind)
+		w = kind; if ($4 !~ /^-?[0-9]+$/) w = w " " $4; delete open[w]; next }
+	$1 == MARK && $2 == "error" { flush(); $1 = ""; $2 = ""; sub(/^ +/, "")
+		print "(setup)", "-", "fail", $0, "-"; next }
+	$1 == MARK && $2 == "done" { flush(); done = 1; next }
+	$1 == MARK && $2 != "dmesg" { flush(); next }
+	/^not ok - boot of the / { flush(); print "(console)", "-", "fail", $0, "-"; next }
+	function finish() { flush()
+		for (w in open) print "(pass)", w, "fail", "the pass did not end (guest hung or died)", "-"
+		if (!done) print "(boot)", "-", "fail", "the guest script did not finish (see the boot'"'"'s console.log)", "-" }'
+
+# blktests: "block/001 (description)   [passed]", then indented lines
+# (runtime, skip reasons, the diff or dmesg finding of a failure).
+# shellcheck disable=SC2016
+blktests_awk='
+	function flush() {
+		if (test != "") print test, where, status, (reason == "" ? "-" : reason), (secs == "" ? "-" : secs)
+		test = ""
+	}
+	/\[(passed|failed|not run)\]$/ {
+		flush()
+		test = $1
+		status = $0; sub(/.*\[/, "", status); sub(/\]$/, "", status)
+		status = (status == "passed") ? "pass" : (status == "failed") ? "fail" : "not run"
+		reason = ""; failkind = ""; secs = ""
+		next
+	}
+	/^    / && test != "" {
+		line = $0; sub(/^ +/, "", line)
+		if (line ~ /^runtime[ \t]/) { secs = $NF; sub(/s$/, "", secs); next }
+		if (status == "not run") { if (index("; " reason "; ", "; " line "; ") == 0) reason = (reason == "" ? line : reason "; " line); next }
+		if (status != "fail") next
+		if (line ~ /^(---|\+\+\+|@@)/) { failkind = "output"; next }
+		if (line ~ /^something found in dmesg/) { failkind = "dmesg"; next }
+		if (reason != "") next
+		if (failkind == "output" && line ~ /^[-+]/) reason = "output differs: " line
+		else if (failkind == "dmesg") reason = "dmesg: " line
+		else if (failkind == "") reason = line
+		next
+	}
+	{ flush() }
+	END { finish() }'
+
+# fstests: "generic/001 [lasttime ...] 3s" (passed), "generic/002 [not
+# run] reason", or a failure's messages ("- output mismatch", "[failed,
+# exit status N]", "_check_dmesg: something found", a file system
+# check's "inconsistent") after the name, then the diff's first lines
+# indented. guest/fstests/run.sh adds "WB-FSTESTS dmesg TEST LINE": the
+# first warning line of a failed test's dmesg.
+# shellcheck disable=SC2016
+fstests_awk='
+	function judge() {
+		if (test == "" || status != "") return
+		if (text ~ /\[not run\]/) { status = "not run"; reason = text; sub(/.*\[not run\] */, "", reason) }
+		else if (text ~ /\[expunged\]/) { status = "not run"; reason = "expunged" }
+		else if (text ~ /output mismatch|\[failed|something found|inconsistent|\[dumped core\]|no qualified output|no such test|_check_/) {
+			status = "fail"; reason = text; sub(/^[- ]+/, "", reason); sub(/ \(see [^)]*\)/, "", reason) }
+		else if (first ~ / [0-9]+s$/) { status = "pass"; secs = first; sub(/.* /, "", secs); sub(/s$/, "", secs) }
+		else { status = "fail"; reason = "no result: " text }
+	}
+	function flush() { judge(); if (test != "") { n++; key[n] = where " " test
+		row[n] = test OFS where OFS status; why[n] = (reason == "" ? "-" : reason); t[n] = (secs == "" ? "-" : secs) }
+		test = "" }
+	$1 == MARK && $2 == "dmesg" { dm[where " " $3] = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", dm[where " " $3]); next }
+	$1 ~ /^(generic|shared|xfs|ext4)\/[0-9]+$/ && where != "" {
+		flush(); test = $1; status = ""; reason = ""; secs = ""
+		first = $0; sub(/ +$/, "", first); text = first; sub(/^[^ ]+ */, "", text); next }
+	/^    / && test != "" {
+		line = $0; sub(/^ +/, "", line)
+		judge()
+		if (status == "fail" && line ~ /^[-+][^-+]/ && reason !~ /: [-+]/) reason = reason ": " line
+		next }
+	/^(Ran|Not run|Failures|Passed all|SECTION|FSTYP|PLATFORM|MKFS_OPTIONS|MOUNT_OPTIONS)/ { flush(); next }
+	test != "" && status == "" { l = $0; sub(/^ +/, "", l); text = text " " l; next }
+	{ flush() }
+	END { flush()
+		for (i = 1; i <= n; i++) print row[i], (key[i] in dm ? "dmesg: " dm[key[i]] : why[i]), t[i]
+		finish() }'
+
+# results LOG: the rows of one kernel's log.
+results() {
+	local prog=$common_awk
+	case $suite in
+	blktests) prog+=$blktests_awk ;;
+	fstests) prog+=$fstests_awk ;;
+	*) echo "suite-report: no parser for the suite $suite" >&2; exit 1 ;;
+	esac
+	tr -d '\r' <"$1" | awk -v OFS='\t' -v MARK="$mark" "$prog"
+}
+
+table() {
+	printf '%-12s %-26s %-8s %-6s %s\n' test where result secs "reason ($suite's)"
+	awk -F'\t' '{ printf "%-12s %-26s %-8s %-6s %s\n", $1, $2, $3, $5, $4 }' "$1"
+}
+
+tap() {
+	awk -F'\t' '{
+		n++
+		name = $1 " " $2
+		if ($3 == "pass") print "ok " n " - " name
+		else if ($3 == "not run") print "ok " n " - " name " # SKIP " $4
+		else print "not ok " n " - " name " # " $4
+	} END { print "1.." n }' "$1"
+}
+
+for k in baseline patched; do
+	log=$base_log
+	[ $k = patched ] && log=$patched_log
+	if [ ! -s "$log" ]; then
+		echo "$suite-report: $log missing or empty: no run of the $k kernel" >&2
+		: >"$out/$suite-$k.rows"
+	else
+		results "$log" >"$out/$suite-$k.rows"
+	fi
+	table "$out/$suite-$k.rows" >"$out/$suite-$k.txt"
+	tap "$out/$suite-$k.rows" >"$out/$suite-$k.tap"
+	echo "== $suite on the $k kernel ($log)"
+	cat "$out/$suite-$k.txt"
+	awk -F'\t' '{ n[$3]++ } END { printf "%d pass, %d fail, %d not run\n", n["pass"], n["fail"], n["not run"] }' \
+		"$out/$suite-$k.rows"
+done
+
+# The rule: what passes on the baseline passes on the patched kernel, and
+# a failed boot of the patched kernel (a splat) is not excused by a
+# failed boot of the baseline.
+bad=$(awk -F'\t' '
+	NR == FNR { if ($3 == "pass") base[$1 "\t" $2] = 1; next }
+	{ got[$1 "\t" $2] = $3 "\t" $4 }
+	$1 ~ /^\((console|boot|pass)\)$/ { print $1 " " $2 ": on the patched kernel: " $4 }
+	END {
+		for (k in base) {
+			split(k, t, "\t")
+			if (!(k in got)) print t[1] " " t[2] ": passes on the baseline, missing on the patched kernel"
+			else if (got[k] !~ /^pass\t/) { split(got[k], g, "\t")
+				print t[1] " " t[2] ": passes on the baseline, " g[1] " on the patched kernel: " g[2] }
+		}
+	}' "$out/$suite-baseline.rows" "$out/$suite-patched.rows" | sort)
+both=$(awk -F'\t' 'NR == FNR { if ($3 != "pass") b[$1 "\t" $2] = $3; next }
+	($1 "\t" $2) in b && $3 != "pass" { print $1 " " $2 ": " b[$1 "\t" $2] " / " $3 ": " $4 }' \
+	"$out/$suite-baseline.rows" "$out/$suite-patched.rows")
+echo "== not passing on either kernel (baseline / patched: patched's reason)"
+echo "${both:-none}"
+rule="no test passes on the baseline and fails (or is not run) on the patched kernel, no splat on the patched kernel"
+if [ -n "$bad" ] || [ ! -s "$out/$suite-baseline.rows" ] || [ ! -s "$out/$suite-patched.rows" ]; then
+	echo "$suite-report: RULE BROKEN: $rule:" >&2
+	awk '{ print "  " $0 }' <<<"${bad:-a kernel has no results}" >&2
+	printf 'not ok 1 - %s: %s\n1..1\n' "$suite" "$rule" >"$out/$suite-rule.tap"
+	exit 1
+fi
+printf 'ok 1 - %s: %s\n1..1\n' "$suite" "$rule" >"$out/$suite-rule.tap"
+echo "$suite-report: ok: $rule"
