@@ -9,7 +9,10 @@
 #   - no free 2 MiB to allocate the huge zero folio from, as on
 #     fragmented memory: fail_page_alloc fails every allocation of order
 #     9 or more of the case's process (task-filter, make-it-fail). The
-#     kernel keeps the folio once taken, so this runs first in its boot.
+#     kernel keeps the folio once taken, so this runs first in its boot;
+#   - and right after that failure, the case without fail_page_alloc must
+#     pass: the failure holds off its first try (a second), and it tries
+#     again after that.
 # One TAP line each ("ok - ..."); the case's own output as comments.
 # Usage: skip-rules.sh (from /kselftest/block's parent)
 set -u
@@ -77,5 +80,19 @@ for k in $knobs; do
 	[ "$k" = probability ] || cat "$tmp/saved-$k" >"$fail/$k"
 done
 cat "$tmp/saved-probability" >"$fail/probability"
-# The kernel tries again a second after a failed allocation.
-sleep 2
+# The rate limit's race: the make-it-fail run just above failed to
+# allocate the folio less than a second ago, so this run's first zeroout
+# may be held off without thp_zero_page_alloc_failed moving. The case
+# must pass, not fail: it tries again after the delay and says so.
+out=$(cd /kselftest/block && "$case" -r zeroout.huge_folio 2>&1)
+printf '%s\n' "$out" | sed 's/^/# | /'
+case $out in
+*"not ok 1 zeroout.huge_folio"*|*"ok 1 zeroout.huge_folio # SKIP"*)
+	echo "not ok - zeroout.huge_folio right after another task's failed allocation: not a pass" ;;
+*"again after the delay"*"ok 1 zeroout.huge_folio"*)
+	echo "ok - zeroout.huge_folio passes right after another task's failed allocation (held off once, then tried again)" ;;
+*"ok 1 zeroout.huge_folio"*)
+	echo "ok - zeroout.huge_folio passes right after another task's failed allocation (not held off: more than a second had passed)" ;;
+*)
+	echo "not ok - zeroout.huge_folio right after another task's failed allocation: no result" ;;
+esac
