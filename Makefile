@@ -18,10 +18,15 @@
 #   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
 #   make test-persistent  the mainline series with
 #                   CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y: shape tests, KUnit
-#   make test-all   test, then all, test-nothp, blktests and (from 7.1)
-#                   make BASE=6.12 test, one summary
-#   make blktests   blktests in the guest on the patched and the unpatched
-#                   kernel; fails if a test passes only on the baseline
+#   make test-all   test, then all, test-nothp, blktests, fstests, arm64
+#                   and (from 7.1) make BASE=6.12 test, one summary
+#   make blktests   blktests' block, loop, nvme, scsi, dm, md and zbd
+#                   groups in the guest on the patched and the unpatched
+#                   kernel side by side; fails if a test passes only on the
+#                   baseline or the patched kernel splats
+#   make fstests    fstests (config/fstests.tests) on XFS and ext4 on
+#                   NVMe, the patched and the unpatched 7.1.5 kernel side
+#                   by side; the same rule
 #   make check      every patch on its predecessors: checkpatch, builds,
 #                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
 #   make send       dry run of the mails, from FROM="Name <address>" or git's
@@ -315,7 +320,9 @@ run-thp-madvise: kernel-patched initramfs
 # Not in make test (CI's time budget), in make test-all.
 BLKTESTS_TAR    ?= $(abspath ../shared/blktests-a608cb5.tar.xz)
 BLKTESTS_SMALL_KB ?= 60
-BLKTESTS_GROUPS ?= block loop nvme scsi dm md zbd
+# 6.12: the block group (the one the series' changes meet first), for the
+# time a session has.
+BLKTESTS_GROUPS ?= $(if $(filter 6.12,$(BASE)),block,block loop nvme scsi dm md zbd)
 BLKTESTS_TIMEOUT ?= 30
 # Tests (or groups) with a test device, run on each device kind and
 # limit, then the tests that make their own devices.
@@ -569,7 +576,8 @@ test:
 	$(S)/tap-summary.sh $(TEST_TAP) $(BACKPORT_TAP) || rc=1; exit $$rc
 
 # make test, then every kselftest on the plain kernel's NVMe boot (make
-# all), the THP-off kernel, make blktests, make arm64 and, from 7.1, make BASE=6.12
+# all), the THP-off kernel, make blktests, make fstests (7.1), make arm64
+# and, from 7.1, make BASE=6.12
 # test, even if make test failed; one summary (of blktests, its rule:
 # failures on both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
@@ -579,10 +587,11 @@ test-all:
 	$(MAKE) --no-print-directory all || rc=1; \
 	$(MAKE) --no-print-directory run-nothp || rc=1; \
 	$(MAKE) --no-print-directory blktests || rc=1; \
+	$(if $(filter 7.1,$(BASE)),$(MAKE) --no-print-directory fstests || rc=1;) \
 	$(MAKE) --no-print-directory arm64 || rc=1; \
 	$(if $(BACKPORT_TAP),$(BACKPORT) test || rc=1;) \
 	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
-		blktests=$(T)/blktests-rule.tap $(ARM64_TAP) $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
+		blktests=$(T)/blktests-rule.tap $(if $(filter 7.1,$(BASE)),fstests=$(T)/fstests-rule.tap) $(ARM64_TAP) $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
 
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell

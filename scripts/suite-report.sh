@@ -11,7 +11,8 @@
 #                         reasons, for a failure the first line of its
 #                         diff, its exit status or dmesg finding) and time
 #   OUTDIR/SUITE-K.tap    the same as TAP (not run as "# SKIP reason")
-# then OUTDIR/SUITE-rule.tap: one result, not ok if a test passed on the
+# then OUTDIR/SUITE.md (both kernels in one markdown table), and
+# OUTDIR/SUITE-rule.tap: one result, not ok if a test passed on the
 # baseline and failed, was not run or is missing on the patched kernel
 # for the same WHERE. A pass that did not end, a run that did not finish,
 # or a boot the console scanner failed (a warning, BUG or splat:
@@ -151,6 +152,22 @@ for k in baseline patched; do
 	awk -F'\t' '{ n[$3]++ } END { printf "%d pass, %d fail, %d not run\n", n["pass"], n["fail"], n["not run"] }' \
 		"$out/$suite-$k.rows"
 done
+
+# Both kernels side by side, as a markdown table (docs/suites.md).
+awk -F'\t' -v OFS=' | ' '
+	NR == FNR { key = $1 "\t" $2; if (!(key in b)) order[n++] = key; b[key] = $3; bt[key] = $5; br[key] = $4; next }
+	{ key = $1 "\t" $2; if (!(key in b)) order[n++] = key; p[key] = $3; pt[key] = $5; pr[key] = $4 }
+	END {
+		print "| test | where | baseline | patched | seconds | reason |"
+		print "| --- | --- | --- | --- | --- | --- |"
+		for (i = 0; i < n; i++) {
+			k = order[i]; split(k, t, "\t")
+			why = (p[k] != "pass" && pr[k] != "") ? pr[k] : (b[k] != "pass" ? br[k] : "")
+			if (why == "-") why = ""
+			gsub(/\|/, "\\|", why)
+			print "| " t[1], t[2], (k in b ? b[k] : "missing"), (k in p ? p[k] : "missing"), (bt[k] == "" ? "-" : bt[k]) " / " (pt[k] == "" ? "-" : pt[k]), why " |"
+		}
+	}' "$out/$suite-baseline.rows" "$out/$suite-patched.rows" >"$out/$suite.md"
 
 # The rule: what passes on the baseline passes on the patched kernel, and
 # a failed boot of the patched kernel (a splat) is not excused by a
