@@ -360,6 +360,7 @@ $(BT_RUNS): run-blktests-%: kernel-suites-% blktests-build initramfs
 BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
 	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap
 blktests:
+	@mkdir -p $(T) && rm -f $(T)/blktests-rule.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) blktests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(BT_RUNS)
 	@rc=0; $(S)/suite-report.sh blktests $(T) $(T)/blktests-boot-baseline/output.log \
@@ -381,8 +382,9 @@ blktests:
 FSTESTS_TAR     ?= $(abspath ../shared/fstests-63a2972.tar.xz)
 FSTESTS_LIST    ?= config/fstests.tests
 FSTESTS_FS      ?= xfs ext4
-# Seconds each kernel's boot may take, both file systems.
-FSTESTS_TIMEOUT ?= 5400
+# Seconds each kernel's boot may take, both file systems: a bound for a
+# hung guest, above the list's 90-minute budget.
+FSTESTS_TIMEOUT ?= 7200
 FT              := $(B)/fstests
 FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_FS)
 fstests-build: deps
@@ -407,6 +409,7 @@ $(FT_RUNS): run-fstests-%: kernel-suites-% fstests-build initramfs
 FSTESTS_TAP := fstests-baseline=$(T)/fstests-baseline.tap \
 	fstests-patched=$(T)/fstests-patched.tap fstests-rule=$(T)/fstests-rule.tap
 fstests:
+	@mkdir -p $(T) && rm -f $(T)/fstests-rule.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
 	@rc=0; $(S)/suite-report.sh fstests $(T) $(T)/fstests-boot-baseline/output.log \

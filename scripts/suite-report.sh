@@ -15,9 +15,11 @@
 # OUTDIR/SUITE-rule.tap: one result, not ok if a test passed on the
 # baseline and failed, was not run or is missing on the patched kernel
 # for the same WHERE. A pass that did not end, a run that did not finish,
-# or a boot the console scanner failed (a warning, BUG or splat:
-# scripts/scan-console.sh) is a failed row "(pass)", "(boot)" or
-# "(console)" of its kernel. Prints both tables and the rule; exits 1 if
+# a setup error of the guest script, or a boot the console scanner failed
+# (a warning, BUG or splat: scripts/scan-console.sh) is a failed row
+# "(pass)", "(boot)", "(setup)" or "(console)" of its kernel: any of them
+# on the patched kernel fails the rule, and so does a baseline that did
+# not run to its end (nothing to compare with). Prints both tables and the rule; exits 1 if
 # the rule fails.
 set -euo pipefail
 
@@ -60,7 +62,7 @@ blktests_awk='
 	}
 	/^    / && test != "" {
 		line = $0; sub(/^ +/, "", line)
-		if (line ~ /^runtime[ \t]/) { secs = $NF; sub(/s$/, "", secs); next }
+		if (line ~ /^runtime[ \t]/) { if ($NF ~ /^[0-9.]+s$/) { secs = $NF; sub(/s$/, "", secs) }; next }
 		if (status == "not run") { if (index("; " reason "; ", "; " line "; ") == 0) reason = (reason == "" ? line : reason "; " line); next }
 		if (status != "fail") next
 		if (line ~ /^(---|\+\+\+|@@)/) { failkind = "output"; next }
@@ -87,7 +89,8 @@ fstests_awk='
 		if (text ~ /\[not run\]/) { status = "not run"; reason = text; sub(/.*\[not run\] */, "", reason) }
 		else if (text ~ /\[expunged\]/) { status = "not run"; reason = "expunged" }
 		else if (text ~ /output mismatch|\[failed|something found|inconsistent|\[dumped core\]|no qualified output|no such test|_check_/) {
-			status = "fail"; reason = text; sub(/^[- ]+/, "", reason); sub(/ \(see [^)]*\)/, "", reason) }
+			status = "fail"; reason = text; sub(/^[0-9]+s \.\.\. */, "", reason); sub(/^[- ]+/, "", reason)
+			gsub(/ \(see [^)]*\)/, "", reason); sub(/ +$/, "", reason) }
 		else if (first ~ / [0-9]+s$/) { status = "pass"; secs = first; sub(/.* /, "", secs); sub(/s$/, "", secs) }
 		else { status = "fail"; reason = "no result: " text }
 	}
@@ -95,9 +98,11 @@ fstests_awk='
 		row[n] = test OFS where OFS status; why[n] = (reason == "" ? "-" : reason); t[n] = (secs == "" ? "-" : secs) }
 		test = "" }
 	$1 == MARK && $2 == "dmesg" { dm[where " " $3] = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", dm[where " " $3]); next }
-	$1 ~ /^(generic|shared|xfs|ext4)\/[0-9]+$/ && where != "" {
+	$1 ~ /^[a-z0-9]+\/[0-9]+$/ && where != "" {
 		flush(); test = $1; status = ""; reason = ""; secs = ""
-		first = $0; sub(/ +$/, "", first); text = first; sub(/^[^ ]+ */, "", text); next }
+		first = $0; sub(/ +$/, "", first); text = first; sub(/^[^ ]+ */, "", text)
+		if (first ~ / [0-9]+s$/ && text !~ /\[|mismatch|_check_|inconsistent/) judge()
+		next }
 	/^    / && test != "" {
 		line = $0; sub(/^ +/, "", line)
 		judge()
@@ -118,7 +123,7 @@ results() {
 	fstests) prog+=$fstests_awk ;;
 	*) echo "suite-report: no parser for the suite $suite" >&2; exit 1 ;;
 	esac
-	tr -d '\r' <"$1" | awk -v OFS='\t' -v MARK="$mark" "$prog"
+	tr -d '\r' <"$1" | tr '\t' ' ' | awk -v OFS='\t' -v MARK="$mark" "$prog"
 }
 
 table() {
@@ -175,7 +180,7 @@ awk -F'\t' -v OFS=' | ' '
 bad=$(awk -F'\t' '
 	NR == FNR { if ($3 == "pass") base[$1 "\t" $2] = 1; next }
 	{ got[$1 "\t" $2] = $3 "\t" $4 }
-	$1 ~ /^\((console|boot|pass)\)$/ { print $1 " " $2 ": on the patched kernel: " $4 }
+	$1 ~ /^\((console|boot|pass|setup)\)$/ { print $1 " " $2 ": on the patched kernel: " $4 }
 	END {
 		for (k in base) {
 			split(k, t, "\t")
@@ -190,6 +195,10 @@ both=$(awk -F'\t' 'NR == FNR { if ($3 != "pass") b[$1 "\t" $2] = $3; next }
 echo "== not passing on either kernel (baseline / patched: patched's reason)"
 echo "${both:-none}"
 rule="no test passes on the baseline and fails (or is not run) on the patched kernel, no splat on the patched kernel"
+# A baseline that did not run to its end compares nothing.
+incomplete=$(awk -F'\t' '$1 ~ /^\((boot|pass)\)$/ { print "the baseline is incomplete (" $1 " " $2 ": " $4 "): nothing compared" }' \
+	"$out/$suite-baseline.rows")
+bad=$(printf '%s\n%s' "$incomplete" "$bad" | sed '/^$/d')
 if [ -n "$bad" ] || [ ! -s "$out/$suite-baseline.rows" ] || [ ! -s "$out/$suite-patched.rows" ]; then
 	echo "$suite-report: RULE BROKEN: $rule:" >&2
 	awk '{ print "  " $0 }' <<<"${bad:-a kernel has no results}" >&2

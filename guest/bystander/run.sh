@@ -4,7 +4,7 @@
 # config/bystander.topology, filled with random data first), with no
 # BLK_*_DEV set, so they make their own null_blk and scsi_debug devices.
 # Prints the skip rules' TAP (skip-rules.sh: first, before anything takes
-# the huge zero folio), the guards' refusals of planted files (attack.sh),
+# the huge zero folio; its last case takes it), the guards' refusals of planted files (attack.sh),
 # the kselftests', the kill test's (kill.sh), then two results
 # of its own: the namespace reads back byte for byte as before, and no
 # device, trace instance or saved setting is left behind.

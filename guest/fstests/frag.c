@@ -3,12 +3,11 @@
  * Usage: frag KIB
  * Fragments the guest's free memory before make fstests runs the suite:
  * maps KIB KiB (guest/fstests/run.sh: 70 % of MemAvailable), faults it in
- * as small pages
- * (MADV_NOHUGEPAGE), then gives back every page whose frame number is odd
- * (read from /proc/self/pagemap) and keeps the even ones. A page given
- * back has both neighbours in memory held, so it cannot merge into a
- * larger free block: the page allocator hands these holes out first
- * (it takes the smallest free block that fits), and the buffers the
+ * as small pages (MADV_NOHUGEPAGE), then gives back every page whose
+ * frame number is odd (read from /proc/self/pagemap) and whose two
+ * neighbours in memory it also holds. A page given back so cannot merge
+ * into a larger free block: the page allocator hands these holes out
+ * first (it takes the smallest free block that fits), and the buffers the
  * suite's programs allocate next are single pages that are never next to
  * each other in memory, as the series' own tests build theirs. A direct
  * I/O bio of such a buffer holds one page per bvec: the case the series'
@@ -20,14 +19,29 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+static int cmp(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int held(const unsigned long long *sorted, size_t n,
+		unsigned long long pfn)
+{
+	return !!bsearch(&pfn, sorted, n, sizeof(*sorted), cmp);
+}
 
 int main(int argc, char **argv)
 {
 	size_t page = sysconf(_SC_PAGESIZE), len, i, pages, freed = 0;
 	long long kib = argc > 1 ? atoll(argv[1]) : 0;
-	unsigned long long e;
+	unsigned long long e, *pfn, *sorted;
 	char *area;
 	int fd;
 
@@ -53,8 +67,10 @@ int main(int argc, char **argv)
 		perror("frag: madvise(MADV_NOHUGEPAGE)");
 	for (i = 0; i < pages; i++)
 		area[i * page] = 1;
+	pfn = calloc(pages, sizeof(*pfn));
+	sorted = calloc(pages, sizeof(*sorted));
 	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0) {
+	if (!pfn || !sorted || fd < 0) {
 		perror("frag: /proc/self/pagemap");
 		return 1;
 	}
@@ -66,15 +82,22 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		/* Bit 63: present; bits 0-54: the frame (0 without root). */
-		if (!(e >> 63) || !(e & ((1ULL << 55) - 1))) {
+		pfn[i] = e >> 63 ? e & ((1ULL << 55) - 1) : 0;
+		if (!pfn[i]) {
 			fprintf(stderr, "frag: no frame numbers in pagemap (not root?)\n");
 			return 1;
 		}
-		if ((e & 1) && !madvise(area + i * page, page, MADV_DONTNEED))
-			freed++;
 	}
 	close(fd);
-	printf("frag: holds %zu KiB in %zu pages, gave back %zu pages of odd frame number (%zu KiB)\n",
+	memcpy(sorted, pfn, pages * sizeof(*pfn));
+	qsort(sorted, pages, sizeof(*sorted), cmp);
+	/* An odd frame whose two neighbours are held becomes a hole. */
+	for (i = 0; i < pages; i++)
+		if ((pfn[i] & 1) && held(sorted, pages, pfn[i] - 1) &&
+		    held(sorted, pages, pfn[i] + 1) &&
+		    !madvise(area + i * page, page, MADV_DONTNEED))
+			freed++;
+	printf("frag: holds %zu KiB in %zu pages, gave back %zu pages of odd frame number between two held ones (%zu KiB)\n",
 	       (pages - freed) * page / 1024, pages - freed, freed,
 	       freed * page / 1024);
 	fflush(stdout);

@@ -153,7 +153,7 @@ TEST_F(zeroout, huge_folio)
 			ksft_print_msg("%ld bios, no failure counted: again after the delay\n",
 				       c.bios);
 	}
-	ksft_print_msg("pass iff at most 128 bios (%lld of ZERO_PAGE bvecs)\n",
+	ksft_print_msg("pass iff at most 128 bios (%lld bios of ZERO_PAGE)\n",
 		       (1LL << 30) / (256 * page));
 	EXPECT_GE(128, c.bios);
 }
