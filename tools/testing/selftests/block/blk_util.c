@@ -22,8 +22,11 @@
 
 #define NULLB_CFS	"/sys/kernel/config/nullb"
 #define BLK_TRACEFS	"/sys/kernel/tracing"
-#define BLK_MNTDIR	"/tmp"
-/* Root's own: no other user can put a file there for root to read. */
+/*
+ * Root's own: no other user can put a file there for root to read, or
+ * make in advance the mount point a test would make.
+ */
+#define BLK_MNTDIR	"/run"
 #define BLK_SAVEDIR	"/run"
 #define BLK_PREFIX	"ksft_blk_"
 /* The queue limits a test may change on a named disk, and restores. */
@@ -220,6 +223,7 @@ void blk_sweep(void)
 	};
 	char path[192];
 	struct dirent *de;
+	struct stat st;
 	unsigned int i;
 	DIR *d;
 	int ret;
@@ -233,6 +237,10 @@ void blk_sweep(void)
 				continue;
 			snprintf(path, sizeof(path), "%s/%.100s", dirs[i],
 				 de->d_name);
+			/* Mount points and saved limits share the directory. */
+			if (i < 2 && (lstat(path, &st) ||
+				      !S_ISDIR(st.st_mode) == !i))
+				continue;
 			if (i == 0)
 				ret = blk_mnt_remove(path);
 			else if (i == 1)
@@ -566,7 +574,7 @@ long long blk_queue_get(const struct blk_dev *d, const char *attr)
 }
 
 /*
- * Mounts the disk (@fstype) at /tmp/ksft_blk_PID_WHAT, its path in @mnt:
+ * Mounts the disk (@fstype) at /run/ksft_blk_PID_WHAT, its path in @mnt:
  * 0 or -errno, -ENODEV if the kernel lacks the file system.
  */
 int blk_mnt_make(const struct blk_dev *d, const char *what,

@@ -66,6 +66,11 @@ FIXTURE_SETUP(dio_split)
 	int ret;
 
 	self->d.fd = -1;
+	/* The buffer is built from a pool twice its size: 3 x IO_MB. */
+	if (geteuid())
+		SKIP(return, "must be run as root");
+	if (blk_meminfo("MemAvailable") < 3 * IO_MB * BLK_MiB)
+		SKIP(return, "MemAvailable below %d MiB", 3 * IO_MB);
 	self->buf = blk_single_pages(IO_MB * BLK_MiB / page);
 	if (!self->buf && errno == EOPNOTSUPP)
 		SKIP(return, "no single pages: MADV_NOHUGEPAGE refused or ignored");
