@@ -465,6 +465,35 @@ static void bio_split_io_at_pages_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, count.known, count.total);
 }
 
+/*
+ * A bvec added to a bio marked BIO_SINGLE_PAGES, merged into its last bvec
+ * or a new one, need not be one whole page: the mark goes, and blk-mq
+ * walks the bio rather than count its segments from its pages.
+ */
+static void bio_single_pages_add_test(struct kunit *test)
+{
+	struct bio_vec bvecs[4];
+	struct page *pages;
+	struct bio bio;
+
+	pages = alloc_pages(GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	bio_init(&bio, NULL, bvecs, ARRAY_SIZE(bvecs), REQ_OP_READ);
+	KUNIT_ASSERT_EQ(test, bio_add_page(&bio, pages, PAGE_SIZE, 0),
+			PAGE_SIZE);
+	bio_set_flag(&bio, BIO_SINGLE_PAGES);
+	/* The next page in memory: merged, unless KMSAN forbids it. */
+	KUNIT_ASSERT_EQ(test, bio_add_page(&bio, pages + 1, 512, 0), 512);
+	if (!IS_ENABLED(CONFIG_KMSAN))
+		KUNIT_EXPECT_EQ(test, bio.bi_vcnt, 1);
+	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
+	bio_set_flag(&bio, BIO_SINGLE_PAGES);
+	__bio_add_page(&bio, pages, 512, 0);
+	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
+	bio_uninit(&bio);
+	__free_pages(pages, 1);
+}
+
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
@@ -473,6 +502,7 @@ static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	KUNIT_CASE(bio_split_rw_last_pages_test),
 	KUNIT_CASE(bio_split_io_at_pages_test),
+	KUNIT_CASE(bio_single_pages_add_test),
 	{}
 };
 
