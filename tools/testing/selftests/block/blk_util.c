@@ -574,7 +574,8 @@ long long blk_queue_get(const struct blk_dev *d, const char *attr)
 }
 
 /*
- * Mounts the disk (@fstype) at /run/ksft_blk_PID_WHAT, its path in @mnt:
+ * Mounts the disk (@fstype) at /run/ksft_blk_PID_WHAT_mnt (beside the
+ * saved limits ksft_blk_PID_WHAT), its path in @mnt:
  * 0 or -errno, -ENODEV if the kernel lacks the file system.
  */
 int blk_mnt_make(const struct blk_dev *d, const char *what,
@@ -582,7 +583,7 @@ int blk_mnt_make(const struct blk_dev *d, const char *what,
 {
 	int ret;
 
-	snprintf(mnt, len, BLK_MNTDIR "/" BLK_PREFIX "%d_%s", getpid(), what);
+	snprintf(mnt, len, BLK_MNTDIR "/" BLK_PREFIX "%d_%s_mnt", getpid(), what);
 	if (mkdir(mnt, 0700)) {
 		ret = -errno;
 		mnt[0] = '\0';

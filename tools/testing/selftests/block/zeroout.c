@@ -136,7 +136,7 @@ static int zero(struct blk_dev *d, unsigned long long start,
 
 /*
  * An XFS on a memory-backed device with stable writes, mounted at
- * /run/ksft_blk_PID_xfs, after a BLKZEROOUT of 8 MiB on the device that
+ * /run/ksft_blk_PID_xfs_mnt, after a BLKZEROOUT of 8 MiB on the device that
  * takes the huge zero folio where the kernel can.
  */
 FIXTURE(zeroout_xfs) {
