@@ -29,9 +29,14 @@ if [ ${#tests[@]} -eq 0 ]; then
 fi
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The guest's root has no user database; fstests' tools ask for root's
-# name. No fsgqa user: the tests that need one are not run, saying so.
-[ -e /etc/passwd ] || echo 'root:x:0:0:root:/root:/bin/bash' >/etc/passwd
-[ -e /etc/group ] || echo 'root:x:0:' >/etc/group
+# name, some tests for nobody's. No fsgqa user (su needs PAM, which the
+# guest has not): the tests that need one are not run, saying so.
+[ -e /etc/passwd ] || printf '%s\n' 'root:x:0:0:root:/root:/bin/bash' \
+	'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin' >/etc/passwd
+[ -e /etc/group ] || printf '%s\n' 'root:x:0:' 'nogroup:x:65534:' >/etc/group
+# No udev: dmsetup makes the /dev/mapper nodes itself (the dm-error and
+# dm-flakey tests; with udev sync their mounts found no device).
+export DM_DISABLE_UDEV=1
 
 # serial NAME: the disk whose NVMe serial is wb-NAME.
 serial() {
