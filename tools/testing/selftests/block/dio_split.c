@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "../kselftest_harness.h"
@@ -55,6 +56,47 @@ FIXTURE_VARIANT_ADD(dio_split, 512_64k) { 512, 64 };
 FIXTURE_VARIANT_ADD(dio_split, 4096_128k) { 4096, 128 };
 FIXTURE_VARIANT_ADD(dio_split, 512_default) { 512, 0 };
 
+/*
+ * Why the device cannot give the counts the cases expect at @max_kb
+ * (0: its default), or NULL: a named disk may split for more than
+ * max_sectors_kb, or not through blk-mq at all.
+ */
+static const char *other_limits(const struct blk_dev *d, unsigned int max_kb,
+				char *why, size_t len)
+{
+	long long segs = blk_queue_get(d, "max_segments");
+	long page = sysconf(_SC_PAGESIZE);
+	char path[128], zoned[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/mq", d->disk);
+	if (access(path, F_OK))
+		return "not a blk-mq disk: no requests to count";
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/zoned", d->disk);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(zoned, sizeof(zoned), f))
+			zoned[0] = '\0';
+		fclose(f);
+	}
+	if (zoned[0] && strncmp(zoned, "none", 4)) {
+		snprintf(why, len, "%s is zoned: writes must be sequential",
+			 d->disk);
+		return why;
+	}
+	if (blk_queue_get(d, "chunk_sectors") > 0) {
+		snprintf(why, len, "%s has chunk_sectors %lld: it splits there too",
+			 d->disk, blk_queue_get(d, "chunk_sectors"));
+		return why;
+	}
+	if (max_kb && segs > 0 && segs < max_kb * 1024L / page) {
+		snprintf(why, len, "%s has max_segments %lld, below the %ld pages of a %u KiB request",
+			 d->disk, segs, max_kb * 1024L / page, max_kb);
+		return why;
+	}
+	return NULL;
+}
+
 FIXTURE_SETUP(dio_split)
 {
 	const struct blk_want w = {
@@ -62,6 +104,7 @@ FIXTURE_SETUP(dio_split)
 		.max_hw_kb = 4096, .trace = true, .open_flags = O_RDWR | O_DIRECT,
 	};
 	size_t page = sysconf(_SC_PAGESIZE);
+	const char *why;
 	char msg[256];
 	int ret;
 
@@ -79,6 +122,11 @@ FIXTURE_SETUP(dio_split)
 	if (ret == -EOPNOTSUPP)
 		SKIP(return, "%s", msg);
 	ASSERT_EQ(0, ret) TH_LOG("%s", msg);
+	why = other_limits(&self->d, variant->max_kb, msg, sizeof(msg));
+	if (why) {
+		blk_dev_put(&self->d);
+		SKIP(return, "%s", why);
+	}
 	if (!variant->max_kb)
 		return;
 	ret = blk_queue_set(&self->d, "max_sectors_kb", variant->max_kb);
