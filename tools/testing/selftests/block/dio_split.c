@@ -90,7 +90,7 @@ static const char *other_limits(const struct blk_dev *d, unsigned int max_kb,
 		return why;
 	}
 	if (max_kb && segs > 0 && segs < max_kb * 1024L / page) {
-		snprintf(why, len, "%s has max_segments %lld, below the %ld pages of a %u KiB request",
+		snprintf(why, len, "%s: max_segments %lld, below the %ld pages of %u KiB",
 			 d->disk, segs, max_kb * 1024L / page, max_kb);
 		return why;
 	}
