@@ -887,7 +887,7 @@ static unsigned long stream_rqs(unsigned long long pos, unsigned long long len,
  * dio_fs: iomap. Risk: iomap_dio_bio_iter(), the other caller of the trim,
  * loses data or builds bios that are no page multiples (v3's review:
  * bios of no page multiple break blk-crypto data units and btrfs) or too many. blktests
- * block/050 counts iomap's requests on ext4 but reads no data back and
+ * block/055 counts iomap's requests on ext4 but reads no data back and
  * bounds no bios; no series test goes through a file system's direct I/O.
  */
 

@@ -16,7 +16,7 @@
 # bios are followed by others (64 MiB and odd-sized I/Os), also from a
 # buffer off its page and off the DMA alignment. The series' dio_split and
 # dio_pins run on null_blk devices that keep no data and blktests
-# block/049 and block/050 read nothing back; blktests block/042 checks odd
+# block/054 and block/055 read nothing back; blktests block/042 checks odd
 # offsets with data, but in single-bio I/Os (and in make blktests only).
 #
 # The devices are memory-backed null_blk devices made here and removed on

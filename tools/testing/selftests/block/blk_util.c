@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../kselftest.h"
@@ -33,6 +34,30 @@
 static const char * const blk_saved_attrs[] = {
 	"max_sectors_kb", "stable_writes",
 };
+
+/*
+ * NULL where a proof case judges this kernel, or why it skips. A proof
+ * checks an improvement, not a fix: a kernel before the release that has
+ * it is correct without it and would fail the case. BLK_PROOFS=1 runs the
+ * proofs on any kernel: a backport, or a kernel shown to lack them.
+ */
+const char *blk_proof_skip(void)
+{
+	const char *opt = getenv("BLK_PROOFS");
+	static char why[160];
+	struct utsname u;
+
+	if (opt && !strcmp(opt, "1"))
+		return NULL;
+	if (ksft_min_kernel_version(BLK_PROOF_MAJOR, BLK_PROOF_MINOR))
+		return NULL;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	snprintf(why, sizeof(why),
+		 "kernel %.64s: before %d.%d, the first with this change (BLK_PROOFS=1 runs it)",
+		 u.release, BLK_PROOF_MAJOR, BLK_PROOF_MINOR);
+	return why;
+}
 
 /* Writes the formatted value to @path: 0 or -errno. */
 int blk_write(const char *path, const char *fmt, ...)
@@ -100,21 +125,52 @@ long long blk_vmstat(const char *name)
 }
 
 /*
- * Whether @name is ksft_blk_PID_... of a process that is gone: no longer
- * there, or a zombie (its files are closed, and nobody may reap it).
+ * This process's PID namespace, as the low 16 bits of its inode (0 if
+ * /proc cannot tell): enough to tell a machine's namespaces apart, and
+ * short enough for a disk name (below).
+ */
+static unsigned long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : st.st_ino & 0xffff;
+}
+
+/*
+ * @dir/ksft_blk_NS_PID_@what: a name for what this process makes. Its
+ * PID namespace is in it because configfs and tracefs are shared by all
+ * of them: a PID of another container is another process. null_blk names
+ * the disk after it, cut at 31 characters: @what has at most 9.
+ */
+static void blk_name(char *buf, size_t len, const char *dir, const char *what)
+{
+	snprintf(buf, len, "%s/" BLK_PREFIX "%04lx_%d_%.9s", dir, pid_ns(),
+		 getpid(), what);
+}
+
+/*
+ * Whether @name is ksft_blk_NS_PID_... of a process of this PID namespace
+ * that is gone: no longer there, or a zombie (its files are closed, and
+ * nobody may reap it). Names of other namespaces are left to them.
  */
 static int blk_stale(const char *name)
 {
 	size_t n = strlen(BLK_PREFIX);
 	char path[64], state = 0;
+	unsigned long ns;
+	const char *p;
 	char *end;
 	FILE *f;
 	long pid;
 
 	if (strncmp(name, BLK_PREFIX, n))
 		return 0;
-	pid = strtol(name + n, &end, 10);
-	if (end == name + n || *end != '_' || pid <= 0)
+	ns = strtoul(name + n, &end, 16);
+	if (end != name + n + 4 || *end != '_' || ns != pid_ns())
+		return 0;
+	p = end + 1;
+	pid = strtol(p, &end, 10);
+	if (end == p || *end != '_' || pid <= 0)
 		return 0;
 	if (kill(pid, 0))
 		return errno == ESRCH;
@@ -316,8 +372,7 @@ static int nullb_make(struct blk_dev *d, const struct blk_want *w, char *msg,
 			 NULLB_CFS, strerror(errno));
 		return -EOPNOTSUPP;
 	}
-	snprintf(d->cfs, sizeof(d->cfs), NULLB_CFS "/" BLK_PREFIX "%d_%.40s",
-		 getpid(), w->what);
+	blk_name(d->cfs, sizeof(d->cfs), NULLB_CFS, w->what);
 	if (mkdir(d->cfs, 0755)) {
 		ret = -errno;
 		snprintf(msg, msglen, "mkdir %s: %s", d->cfs, strerror(errno));
@@ -399,8 +454,7 @@ static int named_get(struct blk_dev *d, const char *name,
 	snprintf(d->disk, sizeof(d->disk), "%s", name);
 	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
 	d->dev = dev;
-	snprintf(d->saved, sizeof(d->saved), BLK_SAVEDIR "/" BLK_PREFIX "%d_%.40s",
-		 getpid(), w->what);
+	blk_name(d->saved, sizeof(d->saved), BLK_SAVEDIR, w->what);
 	lbs = blk_queue_get(d, "logical_block_size");
 	if (w->lbs && lbs != w->lbs) {
 		snprintf(msg, msglen, "%s has %lld-byte blocks, the case %u",
@@ -447,8 +501,7 @@ static int trace_make(struct blk_dev *d, const char *what, char *msg,
 
 	if (access(BLK_TRACEFS "/instances", W_OK))
 		mount("tracefs", BLK_TRACEFS, "tracefs", 0, NULL);
-	snprintf(d->trace, sizeof(d->trace), BLK_TRACEFS "/instances/" BLK_PREFIX "%d_%.40s",
-		 getpid(), what);
+	blk_name(d->trace, sizeof(d->trace), BLK_TRACEFS "/instances", what);
 	if (mkdir(d->trace, 0755)) {
 		ret = errno == ENOENT ? -EOPNOTSUPP : -errno;
 		snprintf(msg, msglen, "mkdir %s: %s (CONFIG_FTRACE)", d->trace,
@@ -456,7 +509,8 @@ static int trace_make(struct blk_dev *d, const char *what, char *msg,
 		d->trace[0] = '\0';
 		return ret;
 	}
-	ret = trace_file(d, "buffer_size_kb", "2048");
+	/* A case counts a few thousand events at most: 512 KiB a CPU holds them. */
+	ret = trace_file(d, "buffer_size_kb", "512");
 	for (i = 0; !ret && i < ARRAY_SIZE(ev); i++) {
 		snprintf(val, sizeof(val), "dev == %u", d->dev);
 		snprintf(file, sizeof(file), "events/block/%s/filter", ev[i]);
@@ -574,16 +628,18 @@ long long blk_queue_get(const struct blk_dev *d, const char *attr)
 }
 
 /*
- * Mounts the disk (@fstype) at /run/ksft_blk_PID_WHAT_mnt (beside the
- * saved limits ksft_blk_PID_WHAT), its path in @mnt:
+ * Mounts the disk (@fstype) at /run/ksft_blk_NS_PID_WHAT_mnt (beside the
+ * saved limits ksft_blk_NS_PID_WHAT), its path in @mnt:
  * 0 or -errno, -ENODEV if the kernel lacks the file system.
  */
 int blk_mnt_make(const struct blk_dev *d, const char *what,
 		 const char *fstype, char *mnt, size_t len)
 {
+	char name[16];
 	int ret;
 
-	snprintf(mnt, len, BLK_MNTDIR "/" BLK_PREFIX "%d_%s_mnt", getpid(), what);
+	snprintf(name, sizeof(name), "%.5s_mnt", what);
+	blk_name(mnt, len, BLK_MNTDIR, name);
 	if (mkdir(mnt, 0700)) {
 		ret = -errno;
 		mnt[0] = '\0';

@@ -5,9 +5,10 @@
  * A test makes a null_blk of its own, or takes the whole disk named in
  * BLK_TEST_DEV if BLK_TEST_DESTROY lists it too: its data is destroyed.
  * Devices, trace instances, mount points and the saved queue limits of a
- * named disk are named ksft_blk_PID_WHAT after the process that made
- * them; each setup first removes (or restores) those of runs that were
- * killed (blk_sweep()), and leaves alone those of a run still going.
+ * named disk are named ksft_blk_NS_PID_WHAT after the process that made
+ * them and its PID namespace; each setup first removes (or restores)
+ * those of runs of its namespace that were killed (blk_sweep()), and
+ * leaves alone those of a run still going or of another namespace.
  */
 #ifndef BLK_UTIL_H
 #define BLK_UTIL_H
@@ -17,9 +18,16 @@
 
 #define BLK_MiB		(1024LL * 1024)
 
+/*
+ * The first release with the changes the proof cases check (not the
+ * fixes): blk_proof_skip() skips them on an earlier kernel.
+ */
+#define BLK_PROOF_MAJOR	7
+#define BLK_PROOF_MINOR	5
+
 /* What a test needs of its device. */
 struct blk_want {
-	const char *what;	/* in the names of what the test makes */
+	const char *what;	/* in the names it makes, 9 characters at most */
 	unsigned int lbs;	/* logical block size, 0: any (512 if made) */
 	unsigned long size_mb;	/* at least */
 	unsigned int max_hw_kb;	/* of a null_blk; a named disk has its own */
@@ -49,6 +57,7 @@ struct blk_counts {
 	long others;		/* block_bio_queue of other tasks */
 };
 
+const char *blk_proof_skip(void);
 int blk_write(const char *path, const char *fmt, ...);
 long long blk_read_ll(const char *path);
 long long blk_meminfo(const char *name);

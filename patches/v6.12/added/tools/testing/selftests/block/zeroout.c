@@ -27,6 +27,11 @@
  * that. With pages of 32 KiB or more and a 2 MiB PMD (64 KiB pages on
  * ppc64's radix MMU), bios of ZERO_PAGE are at most 128 per GiB too: the
  * count cannot tell, and huge_folio skips.
+ *
+ * huge_folio checks an improvement, which a correct kernel without it
+ * lacks: it skips on a kernel before the release that has it
+ * (BLK_PROOF_MAJOR.BLK_PROOF_MINOR in blk_util.h) unless BLK_PROOFS=1.
+ * The guards and bio_bytes, a fix, judge every kernel.
  */
 
 #define _GNU_SOURCE
@@ -122,9 +127,12 @@ static int zero(struct blk_dev *d, unsigned long long start,
 TEST_F(zeroout, huge_folio)
 {
 	long long pmd, page = sysconf(_SC_PAGESIZE), failed;
+	const char *why = blk_proof_skip();
 	struct blk_counts c;
 	int ret, try;
 
+	if (why)
+		SKIP(return, "%s", why);
 	if (blk_read_ll("/sys/kernel/mm/transparent_hugepage/use_zero_page") != 1)
 		SKIP(return, "no huge zero folio: no THP, or use_zero_page is 0");
 	pmd = blk_read_ll("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
