@@ -444,6 +444,9 @@ host-checks: apply
 	done
 	@$(S)/tap-run.sh $(T)/host.tap "make send REPORT=docs/io-wq: a dry run of the io-wq report, to io_uring's maintainer and list" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) docs/io-wq | grep -q "Cc: io-uring@vger.kernel.org"'
+	@$(foreach r,$(REPLIES),$(S)/tap-run.sh $(T)/host.tap "make send: a dry run of the reply $(r), In-Reply-To and To its thread, the Tested-by the sender's" \
+		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) $(r) | grep -c -e "In-Reply-To: <.*>" -e "To: .*@" | grep -qx 2 && \
+		grep -qx "Tested-by: Workbench Test <test@example.org>" $(B)/outgoing-report/report.eml';)
 	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: a dry run of the blktests series, [PATCH blktests m/n] to its maintainer and linux-block" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-series.sh $(B) - patches/blktests | \
 		grep -c -e "^send-series: \[PATCH blktests [0-3]/3\]" -e "To: .*shinichiro.kawasaki@wdc.com" | grep -qx 8'
@@ -613,6 +616,10 @@ SEND_TO = $(if $(TO),--to='$(TO)') $(if $(MAIL_CC),--cc='$(MAIL_CC)')
 # REPORT=docs/io-wq sends that report instead of the series (a mail to
 # the maintainers of the files it names, scripts/send-report.sh).
 REPORT ?=
+# Replies to others' posted patches that make send (7.1, no SERIES or
+# REPORT) sends before the series: our test of Tal Zussman's fix of
+# bio_iov_iter_align_down(), of which patch 1 is a stand-in, not sent.
+REPLIES := $(if $(filter 7.1,$(BASE)),docs/align-down-reply)
 # The mails of this base's series, in the order they apply: one per tree
 # that takes its patches (patches/v7.1/mail/NAME), or the whole series
 # (patches/v6.12). make send sends each; SERIES=NAME only that one.
@@ -634,6 +641,7 @@ SEND_612_REFUSAL := send: BASE=6.12 is a backport of features for those who appl
 send: $(if $(REPORT),trees,apply)
 	@$(if $(and $(filter 6.12,$(BASE)),$(if $(REPORT),,$(filter-out blktests,$(or $(SERIES),all)))),\
 		echo "$(SEND_612_REFUSAL)" >&2; exit 1)
+	@$(if $(or $(REPORT),$(SERIES)),,for r in $(REPLIES); do $(S)/send-report.sh $(B) $$r $(SEND_TO) || exit 1; done)
 	@$(if $(REPORT),$(S)/send-report.sh $(B) $(REPORT),for d in \
 		$(if $(SERIES),$(filter %/$(SERIES),$(MAIL_SETS) patches/blktests),$(MAIL_SETS)); do \
 		$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $$d $(SEND_TO); done)
