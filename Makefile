@@ -337,7 +337,11 @@ BT              := $(B)/blktests
 BT_OBJ          := obj-suites
 BT_KERNELS      := patched=$(PATCHED) baseline=$(UNPATCHED)
 bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
-BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)
+# Then our cases (patches/blktests), each stopped by SIGTERM and by
+# SIGKILL part way (guest/blktests/kill.sh): nothing of them may be left.
+BLKTESTS_KILL   ?= block/053 block/054 block/055
+BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
+	$(strip $(BLKTESTS_KILL)),; /blktests/kill.sh $(BLKTESTS_KILL))
 
 blktests-build: deps
 	@$(S)/deps.sh blktests
@@ -363,13 +367,15 @@ $(BT_RUNS): run-blktests-%: kernel-suites-% blktests-build initramfs
 # of all three TAP files (failures on both kernels are counted there, not
 # fatal: the rule is what must hold).
 BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
-	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap
+	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap \
+	blktests-kill=$(T)/blktests-kill.tap
 blktests:
-	@mkdir -p $(T) && rm -f $(T)/blktests-rule.tap
+	@mkdir -p $(T) && rm -f $(T)/blktests-rule.tap $(T)/blktests-kill.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) blktests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(BT_RUNS)
 	@rc=0; $(S)/suite-report.sh blktests $(T) $(T)/blktests-boot-baseline/output.log \
 		$(T)/blktests-boot-patched/output.log || rc=1; \
+	$(S)/kill-tap.sh $(T)/blktests-boot-patched/output.log $(BLKTESTS_KILL) >$(T)/blktests-kill.tap || rc=1; \
 	$(S)/tap-summary.sh $(BLKTESTS_TAP) || true; exit $$rc
 
 # make fstests: fstests (FSTESTS_TAR, ../shared/fstests-63a2972.tar.xz,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Usage: scripts/kunit-arm64.sh TREE OUTDIR PAGE_KB...
-# Runs the KUnit suites of TREE's block/.kunitconfig (the series' blk-size
+# Runs the KUnit suites of TREE's block/.kunitconfig (the series' blk_size
 # cases) on arm64 with each page size given (4, 16, 64: the kernel's
 # CONFIG_ARM64_{4K,16K,64K}_PAGES), with the kernel's own kunit.py:
 # cross-built with aarch64-linux-gnu-gcc (through ccache) in

@@ -475,7 +475,7 @@ static struct kunit_case blk_size_test_cases[] = {
 };
 
 static struct kunit_suite blk_size_test_suite = {
-	.name = "blk-size",
+	.name = "blk_size",
 	.test_cases = blk_size_test_cases,
 };
 
