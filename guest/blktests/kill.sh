@@ -24,9 +24,20 @@ left() { # what a case left, a line each
 	awk '$1 ~ "^/dev/nullb" { print $1 " on " $2 }' /proc/mounts
 }
 
+# in_session SID: whether a process of session SID is left.
+in_session() {
+	local f
+	for f in /proc/[0-9]*/stat; do
+		# "PID (COMM) STATE PPID PGRP SESSION ...": COMM may hold spaces.
+		[ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f4)" != "$1" ] || return 0
+	done
+	return 1
+}
+
 # stop TEST SIGNAL: runs TEST until it has made its null_blk device and
-# started its I/O, then sends SIGNAL to its session. 0, or 1 if the case
-# made no device within 60 s, 2 if it ended before the signal.
+# started its I/O, then sends SIGNAL to its session and waits for it to
+# end. 0, or 1 if the case made no device within 60 s, 2 if it ended
+# before the signal, 3 if it had not ended 60 s after it.
 stop() {
 	local pid ret=1
 	setsid ./check "$1" >/tmp/wb-kill.log 2>&1 &
@@ -38,7 +49,12 @@ stop() {
 	sleep 0.5
 	kill -"$2" -- -"$pid" 2>/dev/null || ret=2
 	wait "$pid" 2>/dev/null || true
-	return $ret
+	# check may end before the test's shell, whose cleanup then runs.
+	for _ in $(seq 600); do
+		in_session "$pid" || return $ret
+		sleep 0.1
+	done
+	return 3
 }
 
 for t in "$@"; do
@@ -50,6 +66,8 @@ for t in "$@"; do
 		else
 			if [ $rc = 1 ]; then
 				why="the case made no null_blk device within 60 s"
+			elif [ $rc = 3 ]; then
+				why="the case had not ended 60 s after the signal"
 			elif [ $sig = KILL ] && { ! ./check "$t" >/tmp/wb-kill.log 2>&1 ||
 				! grep -q '\[passed\]' /tmp/wb-kill.log; }; then
 				why="the run after the kill did not pass: $(grep -v '^ *$' /tmp/wb-kill.log | tail -n 3 | tr '\n' ' ')"
