@@ -9,6 +9,8 @@
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
 #include <linux/sizes.h>
+#include <linux/sort.h>
+#include <linux/timekeeping.h>
 #include "blk.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
@@ -494,6 +496,110 @@ static void bio_single_pages_add_test(struct kunit *test)
 	__free_pages(pages, 1);
 }
 
+#define BENCH_ROUNDS	9
+#define BENCH_LOOPS	2000
+
+/* blk-mq's splits of all of @bio: bio_split_io_at() until the rest fits. */
+static void bench_split(struct bio *bio, const struct queue_limits *lim)
+{
+	struct bvec_iter start = bio->bi_iter;
+	unsigned int segs;
+	int sectors;
+
+	while ((sectors = bio_split_io_at(bio, lim, &segs,
+					  lim->max_sectors << SECTOR_SHIFT,
+					  0)) > 0)
+		bio_advance_iter(bio, &bio->bi_iter, sectors << SECTOR_SHIFT);
+	bio->bi_iter = start;
+}
+
+/* Nanoseconds a bio: the split of all of @bio, or the trim's search. */
+static u64 bench_round(struct bio *bio, const struct queue_limits *lim,
+		       bool trim, bool no_walk)
+{
+	unsigned int i;
+	u64 t;
+
+	if (no_walk)
+		bio_set_flag(bio, BIO_SINGLE_PAGES);
+	else
+		bio_clear_flag(bio, BIO_SINGLE_PAGES);
+	t = ktime_get_ns();
+	for (i = 0; i < BENCH_LOOPS; i++) {
+		if (trim)
+			bio_split_rw_last(bio, lim, 0, PAGE_SIZE, no_walk);
+		else
+			bench_split(bio, lim);
+	}
+	return div_u64(ktime_get_ns() - t, BENCH_LOOPS);
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Not a test: with CONFIG_BLK_KUNIT_BENCHMARK, the time blk-mq's split of
+ * a 1 MiB bio of single pages and the trim's search for its last split
+ * point take on this CPU, answered without a walk (BIO_SINGLE_PAGES; the
+ * trim's whole pages) and walked.  Rounds of the two alternate; the
+ * median and the range of the rounds are reported.
+ */
+static void bio_split_benchmark(struct kunit *test)
+{
+	static const unsigned int max_kb[] = { 60, 128, 512 };
+	static const char * const what[] = { "split", "trim's search" };
+	struct queue_limits lim = {
+		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+		.max_segment_size = SZ_64K,
+		.max_fast_segment_size = PAGE_SIZE,
+		.max_segments = 128,
+		.logical_block_size = 512,
+		.physical_block_size = 512,
+		.dma_alignment = 511,
+	};
+	u64 ns[2][BENCH_ROUNDS];
+	unsigned int k, r, t, w;
+	struct bio_vec *bvecs;
+	struct page *page;
+	struct bio bio;
+
+	if (!IS_ENABLED(CONFIG_BLK_KUNIT_BENCHMARK))
+		kunit_skip(test, "not enabled (CONFIG_BLK_KUNIT_BENCHMARK)");
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
+	if (!bvecs) {
+		__free_page(page);
+		KUNIT_FAIL(test, "no memory for 256 bvecs");
+		return;
+	}
+	split_pages_bio(&bio, bvecs, page, SZ_1M >> PAGE_SHIFT, 1);
+	for (t = 0; t < ARRAY_SIZE(what); t++) {
+		for (k = 0; k < ARRAY_SIZE(max_kb); k++) {
+			lim.max_sectors = max_kb[k] * 2;
+			lim.max_hw_sectors = lim.max_sectors;
+			for (r = 0; r < BENCH_ROUNDS; r++)
+				for (w = 0; w < 2; w++)
+					ns[w][r] = bench_round(&bio, &lim, t, !w);
+			for (w = 0; w < 2; w++)
+				sort(ns[w], BENCH_ROUNDS, sizeof(u64), bench_cmp,
+				     NULL);
+			kunit_info(test, "%s of 1 MiB of single pages at %u KiB, %u segments: %llu ns a bio without a walk (%llu-%llu), %llu walked (%llu-%llu)",
+				   what[t], max_kb[k], lim.max_segments,
+				   ns[0][BENCH_ROUNDS / 2], ns[0][0],
+				   ns[0][BENCH_ROUNDS - 1],
+				   ns[1][BENCH_ROUNDS / 2], ns[1][0],
+				   ns[1][BENCH_ROUNDS - 1]);
+		}
+	}
+	bio_uninit(&bio);
+	__free_page(page);
+}
+
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
@@ -503,11 +609,12 @@ static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(bio_split_rw_last_pages_test),
 	KUNIT_CASE(bio_split_io_at_pages_test),
 	KUNIT_CASE(bio_single_pages_add_test),
+	KUNIT_CASE(bio_split_benchmark),
 	{}
 };
 
 static struct kunit_suite blk_size_test_suite = {
-	.name = "blk-size",
+	.name = "blk_size",
 	.test_cases = blk_size_test_cases,
 };
 

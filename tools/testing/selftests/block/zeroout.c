@@ -175,7 +175,7 @@ static int xfs_mkfs(const char *dev)
 /* Everything but the mount, with the reason of a failure in @msg. */
 static int xfs_make(struct blk_dev *d, char *msg, size_t len)
 {
-	unsigned long long range[2] = { 0, 8 * BLK_MiB };
+	struct blk_counts c;
 	int ret;
 
 	ret = blk_queue_set(d, "stable_writes", 1);
@@ -184,12 +184,16 @@ static int xfs_make(struct blk_dev *d, char *msg, size_t len)
 			 strerror(-ret));
 		return ret;
 	}
-	if (ioctl(d->fd, BLKZEROOUT, range)) {
-		ret = -errno;
+	ret = zero(d, 0, 8 * BLK_MiB, &c);
+	if (ret) {
 		snprintf(msg, len, "BLKZEROOUT on %s: %s", d->path,
-			 strerror(errno));
+			 strerror(-ret));
 		return ret;
 	}
+	/* What the writes below run beside: the kept folio, or none. */
+	ksft_print_msg("%s\n", c.bios == 1 ?
+		       "the huge zero folio zeroed the 8 MiB: it is kept" :
+		       "ZERO_PAGE zeroed the 8 MiB: no kept folio to guard");
 	close(d->fd);
 	d->fd = -1;
 	ret = xfs_mkfs(d->path);
@@ -203,7 +207,7 @@ FIXTURE_SETUP(zeroout_xfs)
 	const struct blk_want w = {
 		/* Sub-block writes: 512-byte sectors. */
 		.what = "xfs", .lbs = 512, .size_mb = XFS_MB, .max_hw_kb = 1280,
-		.memory_backed = true, .open_flags = O_RDWR,
+		.memory_backed = true, .trace = true, .open_flags = O_RDWR,
 	};
 	char msg[256];
 	int ret;
