@@ -151,6 +151,26 @@ static void split_case_desc(const struct split_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(bio_split_rw_last, split_cases, split_case_desc);
 
+/* The pages of blk_kunit_pages(), freed when the test ends. */
+static void blk_kunit_free_pages(void *page)
+{
+	__free_pages(page, compound_order(page));
+}
+
+/*
+ * 2^@order contiguous pages, freed when the test ends however it ends (a
+ * failed assertion too); NULL if there are none.
+ */
+static struct page *blk_kunit_pages(struct kunit *test, unsigned int order)
+{
+	struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_COMP,
+					order);
+
+	if (page && kunit_add_action_or_reset(test, blk_kunit_free_pages, page))
+		return NULL;
+	return page;
+}
+
 static void bio_split_rw_last_test(struct kunit *test)
 {
 	const struct split_case *c = test->param_value;
@@ -177,7 +197,7 @@ static void bio_split_rw_last_test(struct kunit *test)
 		kunit_skip(test, "the cases are worked out for 4 KiB pages");
 
 	/* 1 MiB of contiguous pages: enough for every case above. */
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_1M));
+	page = blk_kunit_pages(test, get_order(SZ_1M));
 	if (!page)
 		kunit_skip(test, "no 1 MiB of contiguous pages");
 	bvecs = kunit_kcalloc(test, c->nr_vecs, sizeof(*bvecs), GFP_KERNEL);
@@ -204,7 +224,6 @@ static void bio_split_rw_last_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_bvec_done, 0);
 
 	bio_uninit(&bio);
-	__free_pages(page, get_order(SZ_1M));
 }
 
 /*
@@ -332,7 +351,7 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 	unsigned int p, r;
 	struct bio bio;
 
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, ilog2(16));
+	page = blk_kunit_pages(test, ilog2(16));
 	if (!page)
 		kunit_skip(test, "no 16 contiguous pages");
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
@@ -346,7 +365,6 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 			bio_uninit(&bio);
 		}
 	}
-	__free_pages(page, ilog2(16));
 
 	kunit_info(test, "%u of %u answered without a walk: %u end on a split point, %u before it",
 		   count.answered, count.total, count.whole, count.trimmed);
@@ -441,7 +459,7 @@ static void bio_split_io_at_pages_test(struct kunit *test)
 	unsigned int p, a;
 	struct bio bio;
 
-	page = alloc_page(GFP_KERNEL);
+	page = blk_kunit_pages(test, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bvecs);
@@ -458,7 +476,6 @@ static void bio_split_io_at_pages_test(struct kunit *test)
 		}
 		bio_uninit(&bio);
 	}
-	__free_page(page);
 
 	kunit_info(test, "%u of %u answered without a walk, %u of them split",
 		   count.known, count.total, count.split);
@@ -478,7 +495,7 @@ static void bio_single_pages_add_test(struct kunit *test)
 	struct page *pages;
 	struct bio bio;
 
-	pages = alloc_pages(GFP_KERNEL, 1);
+	pages = blk_kunit_pages(test, 1);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
 	bio_init(&bio, NULL, bvecs, ARRAY_SIZE(bvecs), REQ_OP_READ);
 	KUNIT_ASSERT_EQ(test, bio_add_page(&bio, pages, PAGE_SIZE, 0),
@@ -493,7 +510,6 @@ static void bio_single_pages_add_test(struct kunit *test)
 	__bio_add_page(&bio, pages, 512, 0);
 	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
 	bio_uninit(&bio);
-	__free_pages(pages, 1);
 }
 
 #define BENCH_ROUNDS	9
@@ -569,14 +585,10 @@ static void bio_split_benchmark(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_BLK_KUNIT_BENCHMARK))
 		kunit_skip(test, "not enabled (CONFIG_BLK_KUNIT_BENCHMARK)");
-	page = alloc_page(GFP_KERNEL);
+	page = blk_kunit_pages(test, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
-	if (!bvecs) {
-		__free_page(page);
-		KUNIT_FAIL(test, "no memory for 256 bvecs");
-		return;
-	}
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
 	split_pages_bio(&bio, bvecs, page, SZ_1M >> PAGE_SHIFT, 1);
 	for (t = 0; t < ARRAY_SIZE(what); t++) {
 		for (k = 0; k < ARRAY_SIZE(max_kb); k++) {
@@ -597,7 +609,6 @@ static void bio_split_benchmark(struct kunit *test)
 		}
 	}
 	bio_uninit(&bio);
-	__free_page(page);
 }
 
 static struct kunit_case blk_size_test_cases[] = {

@@ -137,6 +137,26 @@ static void split_case_desc(const struct split_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(bio_split_rw_last, split_cases, split_case_desc);
 
+/* The pages of blk_kunit_pages(), freed when the test ends. */
+static void blk_kunit_free_pages(void *page)
+{
+	__free_pages(page, compound_order(page));
+}
+
+/*
+ * 2^@order contiguous pages, freed when the test ends however it ends (a
+ * failed assertion too); NULL if there are none.
+ */
+static struct page *blk_kunit_pages(struct kunit *test, unsigned int order)
+{
+	struct page *page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_COMP,
+					order);
+
+	if (page && kunit_add_action_or_reset(test, blk_kunit_free_pages, page))
+		return NULL;
+	return page;
+}
+
 static void bio_split_rw_last_test(struct kunit *test)
 {
 	const struct split_case *c = test->param_value;
@@ -160,7 +180,7 @@ static void bio_split_rw_last_test(struct kunit *test)
 		kunit_skip(test, "the cases are worked out for 4 KiB pages");
 
 	/* 1 MiB of contiguous pages: enough for every case above. */
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_1M));
+	page = blk_kunit_pages(test, get_order(SZ_1M));
 	if (!page)
 		kunit_skip(test, "no 1 MiB of contiguous pages");
 	bvecs = kunit_kcalloc(test, c->nr_vecs, sizeof(*bvecs), GFP_KERNEL);
@@ -187,7 +207,6 @@ static void bio_split_rw_last_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bio.bi_iter.bi_bvec_done, 0);
 
 	bio_uninit(&bio);
-	__free_pages(page, get_order(SZ_1M));
 }
 
 /*
@@ -312,7 +331,7 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 	unsigned int p, r;
 	struct bio bio;
 
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, ilog2(16));
+	page = blk_kunit_pages(test, ilog2(16));
 	if (!page)
 		kunit_skip(test, "no 16 contiguous pages");
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
@@ -326,7 +345,6 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 			bio_uninit(&bio);
 		}
 	}
-	__free_pages(page, ilog2(16));
 
 	kunit_info(test, "%u of %u answered without a walk: %u end on a split point, %u before it",
 		   count.answered, count.total, count.whole, count.trimmed);
@@ -408,7 +426,7 @@ static void bio_split_rw_at_pages_test(struct kunit *test)
 	unsigned int p, a;
 	struct bio bio;
 
-	page = alloc_page(GFP_KERNEL);
+	page = blk_kunit_pages(test, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bvecs);
@@ -425,7 +443,6 @@ static void bio_split_rw_at_pages_test(struct kunit *test)
 		}
 		bio_uninit(&bio);
 	}
-	__free_page(page);
 
 	kunit_info(test, "%u of %u answered without a walk, %u of them split",
 		   count.known, count.total, count.split);
@@ -445,7 +462,7 @@ static void bio_single_pages_add_test(struct kunit *test)
 	struct page *pages;
 	struct bio bio;
 
-	pages = alloc_pages(GFP_KERNEL, 1);
+	pages = blk_kunit_pages(test, 1);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
 	bio_init(&bio, NULL, bvecs, ARRAY_SIZE(bvecs), REQ_OP_READ);
 	KUNIT_ASSERT_EQ(test, bio_add_page(&bio, pages, PAGE_SIZE, 0),
@@ -460,7 +477,6 @@ static void bio_single_pages_add_test(struct kunit *test)
 	__bio_add_page(&bio, pages, 512, 0);
 	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
 	bio_uninit(&bio);
-	__free_pages(pages, 1);
 }
 
 static struct kunit_case blk_size_test_cases[] = {
