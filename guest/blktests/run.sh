@@ -59,13 +59,17 @@ on_device() {
 	export TEST_DEVS=/dev/$dev
 	pass "$kind:$dev" "default=${saved}k" -d -o "results/$kind-default" \
 		"${devtests[@]}"
-	if echo "$small" >"$q/max_sectors_kb"; then
+	# A test may have removed the device (a null_blk test unloads
+	# null_blk): then there is nothing to set or put back.
+	if [ ! -e "$q" ]; then
+		echo "WB-BLKTESTS error $kind:$dev is gone after the default pass: a test removed it"
+	elif echo "$small" >"$q/max_sectors_kb"; then
 		pass "$kind:$dev" "${small}k" -d -o "results/$kind-small" \
 			"${devtests[@]}"
 	else
 		echo "WB-BLKTESTS error $kind:$dev cannot set max_sectors_kb to $small"
 	fi
-	echo "$saved" >"$q/max_sectors_kb"
+	[ ! -e "$q" ] || echo "$saved" >"$q/max_sectors_kb"
 	unset TEST_DEVS
 }
 
@@ -105,7 +109,7 @@ if [ ${#devtests[@]} -gt 0 ]; then
 	else
 		echo "WB-BLKTESTS error null_blk: cannot make the device"
 	fi
-	[ ! -d "$nb" ] || { echo 0 >"$nb/power"; rmdir "$nb"; }
+	[ ! -d "$nb" ] || { echo 0 >"$nb/power"; rmdir "$nb"; } || true
 	rmmod null_blk || true
 
 	# scsi_debug: 512-byte logical, 4 KiB physical blocks, 256 MiB, no delay.
