@@ -21,6 +21,10 @@ wb_list() {
 		-e '/^$/d' "$1"
 }
 
+# wb_addresses: lines of addresses on standard input as one header value,
+# "a, b", each once (compared without case).
+wb_addresses() { awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g'; }
+
 # The guest's architecture, WB_ARCH: x86_64 (the default) or arm64 (the
 # arm64 boots of make arm64, cross-built with aarch64-linux-gnu-gcc).
 # wb_kbuild_args: kbuild's ARCH= (and CROSS_COMPILE=) for it into the

@@ -37,8 +37,8 @@ for p in "${paths[@]}"; do
 done
 gm() { (cd "$tree" && scripts/get_maintainer.pl --norolestats --nogit --nogit-fallback "$@" "${files[@]}"); }
 extra() { [ ! -f "$dir/recipients" ] || sed -n "s/^$1: *//p" "$dir/recipients"; }
-to=$( (extra To; gm --nol) | awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g')
-cc=$( (extra Cc; gm --nom --nor) | awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g')
+to=$( (extra To; gm --nol) | wb_addresses)
+cc=$( (extra Cc; gm --nom --nor) | wb_addresses)
 [ -n "$to" ] || { echo "send-report: get_maintainer.pl names no maintainer for ${paths[*]}" >&2; exit 1; }
 
 rm -rf "$out" && mkdir -p "$out"

@@ -148,7 +148,6 @@ maintainers() {
 	fi
 	rm -f "$err"
 }
-list() { awk '!seen[tolower($0)]++' | paste -sd, - | sed 's/,/, /g'; } # lines: "a, b"
 
 rm -rf "$out" && mkdir -p "$out"
 files=("$out/0000-cover-letter.patch")
@@ -163,7 +162,7 @@ for p in "${wb_patches[@]}"; do
 	got=$(maintainers --nom --nor "$dir/$p")
 	if [ -n "$got" ]; then mapfile -t cc <<<"$got"; fi
 	[ ${#to[@]} -gt 0 ] || { echo "send-series: get_maintainer.pl names no maintainer for ${p##*/}" >&2; exit 1; }
-	WB_TO=$(printf '%s\n' "${to[@]}" | list) WB_CC=$(printf '%s\n' "${cc[@]}" | list) \
+	WB_TO=$(printf '%s\n' "${to[@]}" | wb_addresses) WB_CC=$(printf '%s\n' "${cc[@]}" | wb_addresses) \
 		outgoing "$dir/$p" "$m" "$out/${p##*/}"
 	files+=("$out/${p##*/}")
 	# The cover letter's: these, and the people of the patch's trailers.
@@ -171,7 +170,7 @@ for p in "${wb_patches[@]}"; do
 	mapfile -t -O ${#all_cc[@]} all_cc < <(printf '%s\n' "${cc[@]}"; awk '/^$/ { body = 1 }
 		body && /^---$/ { exit } body && sub(/^([A-Za-z-]+-by|Cc): /, "") && /@/' "$out/${p##*/}" | grep -viF "<$addr>")
 done
-WB_TO=$(printf '%s\n' "${all_to[@]}" | list) WB_CC=$(printf '%s\n' "${all_cc[@]}" | list) \
+WB_TO=$(printf '%s\n' "${all_to[@]}" | wb_addresses) WB_CC=$(printf '%s\n' "${all_cc[@]}" | wb_addresses) \
 	outgoing "$cover" 0 "${files[0]}"
 
 args=(--no-format-patch --confirm=never --thread --no-chain-reply-to --no-to-cover --no-cc-cover
