@@ -112,8 +112,11 @@ QUICK      ?=
 # them as BLK_NOWZ_DEV and BLK_WZ_DEV and allows both in
 # BLK_TEST_DESTROY), each result's description prefixed with the
 # namespace: "nvme-nowz: zeroout.huge_folio".
+# $(call tap_prefix,NAME): a filter that prefixes each TAP result's
+# description with "NAME: ".
+tap_prefix = sed -E "s/^((\# )*(not )?ok [0-9]+ )/\1$(1): /"
 on_nvme    = BLK_TEST_DEV=$$BLK_$(1)_DEV ./run_kselftest.sh -c block | \
-	sed -E "s/^((\# )*(not )?ok [0-9]+ )/\1nvme-$(2): /"
+	$(call tap_prefix,nvme-$(2))
 SERIES_ON_NVME := $(call on_nvme,NOWZ,nowz); $(call on_nvme,WZ,wz)
 GUEST_CMD  := ./run_kselftest.sh -c blk_guards -c block; $(SERIES_ON_NVME)
 
@@ -203,7 +206,7 @@ run-patched: kernel-patched initramfs
 BASELINE_CMD := ./run_kselftest.sh -c block; $(SERIES_ON_NVME)
 UNGATED      := BLK_PROOFS= KSELFTEST_ZEROOUT_ARGS="-t huge_folio" \
 	./run_kselftest.sh -t block:zeroout -t block:dio_split | \
-	sed -E "s/^((\# )*(not )?ok [0-9]+ )/\1ungated: /"
+	$(call tap_prefix,ungated)
 MUST_FAIL    := config/baseline-must-fail $(wildcard config/baseline-must-fail-$(BASE))
 run-baseline: kernel-base initramfs
 	$(call guest-run,$(BZ_BASE),baseline,,$(BASELINE_CMD); $(UNGATED))
