@@ -318,8 +318,9 @@ run-thp-madvise: kernel-patched initramfs
 # series' BLK_DEBUG_SPLIT on the patched kernel) in TREE/obj-suites. The
 # groups BLKTESTS_GROUPS run whole: their tests that take a test device on
 # the NVMe namespaces and on a null_blk and a scsi_debug disk the guest
-# makes, at each device's default max_sectors_kb and at BLKTESTS_SMALL_KB;
-# the rest make their own devices, at the drivers' defaults and, those
+# makes, at each device's default max_sectors_kb and at BLKTESTS_SMALL_KB
+# (the namespace without Write Zeroes at its default, the other at
+# BLKTESTS_SMALL_KB); the rest make their own devices, at the drivers' defaults and, those
 # that make a null_blk, at null_blk's max_sectors of BLKTESTS_SMALL_KB
 # (guest/blktests/run.sh). A timed test's fio runs BLKTESTS_TIMEOUT
 # seconds. The two kernels' guests run side by side, one vCPU each.

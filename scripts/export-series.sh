@@ -7,8 +7,9 @@
 # Documentation/). PATCHDIR/0000-cover-letter.patch and PATCHDIR/mail/
 # (the mails, scripts/send-series.sh) are kept as they are.
 # The backport (patches/v6.12, any PATCHDIR but the mainline series)
-# shares those copies: a file it adds with other content goes to
-# PATCHDIR/added/ at its kernel path instead (wb_added_copy).
+# shares those copies: a file it adds that the mainline series does not
+# add, or adds with other content, goes to PATCHDIR/added/ at its kernel
+# path instead (wb_added_copy).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -28,7 +29,8 @@ primary=1
 wb_primary_series "$dir" || { primary=0; rm -rf "$dir/added"; }
 git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; do
 	copy=$repo/$f
-	if [ $primary = 0 ] && [ -f "$copy" ] && ! cmp -s "$tree/$f" "$copy"; then
+	# (Not in the mainline series, or not the same there: the backport's own.)
+	if [ $primary = 0 ] && ! cmp -s "$tree/$f" "$copy" 2>/dev/null; then
 		copy=$dir/added/$f
 	fi
 	mkdir -p "$(dirname "$copy")"

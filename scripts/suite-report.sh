@@ -156,6 +156,9 @@ for k in baseline patched; do
 	cat "$out/$suite-$k.txt"
 	awk -F'\t' '{ n[$3]++ } END { printf "%d pass, %d fail, %d not run\n", n["pass"], n["fail"], n["not run"] }' \
 		"$out/$suite-$k.rows"
+	# What the run says of how it reached the series' paths (limits,
+	# the huge zero folio, memory, splits per device and pass).
+	[ ! -s "$log" ] || grep -aE '^WB-(FSTESTS|BLKTESTS) (device|huge|buddyinfo|splits|frag|fragmented)' "$log" | tr -d '\r' || true
 done
 
 # Both kernels side by side, as a markdown table (docs/suites.md).

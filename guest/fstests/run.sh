@@ -80,6 +80,28 @@ else
 fi
 echo "WB-FSTESTS buddyinfo $(awk '{ $1 = $2 = $3 = ""; printf "%s;", $0 }' /proc/buddyinfo)"
 
+# split_count DEV [start]: how many bios blk-mq split on DEV (block_split
+# events) since "split_count DEV start", counted by a trace instance of
+# its own: its small ring keeps few events, but entries plus overruns
+# count every one written.
+split_count() {
+	local t=/sys/kernel/tracing/instances/wb_fstests_$1 n=0 f
+	if [ "${2:-}" = start ]; then
+		rmdir "$t" 2>/dev/null || true
+		mkdir "$t" && echo 8 >"$t/buffer_size_kb" &&
+			echo "dev == $(awk -F: '{ print $1 * 1048576 + $2 }' "/sys/block/$1/dev")" \
+				>"$t/events/block/block_split/filter" &&
+			echo 1 >"$t/events/block/block_split/enable"
+		return
+	fi
+	for f in "$t"/per_cpu/cpu*/stats; do
+		n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
+	done
+	echo 0 >"$t/events/block/block_split/enable"
+	rmdir "$t"
+	echo "$n"
+}
+
 cd /opt/fstests
 mkdir -p /mnt/test /mnt/scratch
 for fs in "$@"; do
@@ -97,6 +119,8 @@ for fs in "$@"; do
 	fi
 	start=$(date +%s)
 	echo "WB-FSTESTS pass $fs"
+	split_count "$test_dev" start
+	split_count "$scratch_dev" start
 	rc=0
 	force=-f
 	[ "$fs" != ext4 ] || force=-F
@@ -117,6 +141,7 @@ for fs in "$@"; do
 		rm -rf results
 	fi
 	umount /mnt/test /mnt/scratch 2>/dev/null || true
+	echo "WB-FSTESTS splits $fs $test_dev $(split_count "$test_dev") $scratch_dev $(split_count "$scratch_dev")"
 	echo "WB-FSTESTS end $fs $rc $(( $(date +%s) - start ))"
 done
 if kill -0 "$frag" 2>/dev/null; then

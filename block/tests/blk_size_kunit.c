@@ -558,7 +558,7 @@ static int bench_cmp(const void *a, const void *b)
 }
 
 /*
- * Not a test: with CONFIG_BLK_KUNIT_BENCHMARK, the time blk-mq's split of
+ * Not a test: with CONFIG_BLK_SIZE_KUNIT_BENCHMARK, the time blk-mq's split of
  * a 1 MiB bio of single pages and the trim's search for its last split
  * point take on this CPU, answered without a walk (BIO_SINGLE_PAGES; the
  * trim's whole pages) and walked.  Rounds of the two alternate; the
@@ -583,8 +583,8 @@ static void bio_split_benchmark(struct kunit *test)
 	struct page *page;
 	struct bio bio;
 
-	if (!IS_ENABLED(CONFIG_BLK_KUNIT_BENCHMARK))
-		kunit_skip(test, "not enabled (CONFIG_BLK_KUNIT_BENCHMARK)");
+	if (!IS_ENABLED(CONFIG_BLK_SIZE_KUNIT_BENCHMARK))
+		kunit_skip(test, "not enabled (CONFIG_BLK_SIZE_KUNIT_BENCHMARK)");
 	page = blk_kunit_pages(test, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	bvecs = kunit_kcalloc(test, 256, sizeof(*bvecs), GFP_KERNEL);
