@@ -372,6 +372,132 @@ static void bio_split_rw_last_pages_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, count.trimmed, 0);
 }
 
+/*
+ * User buffers for bio_iov_whole_pages(): segments at an offset into a
+ * page of their own, of some pages and extra bytes.  No byte of them is
+ * touched: an iovec iterator only moves over the addresses.
+ */
+struct iov_layout {
+	unsigned int nr;
+	struct {
+		unsigned int off, pages, extra;
+	} seg[4];
+};
+
+static const struct iov_layout iov_layouts[] = {
+	{ 1, { { 0, 8, 0 } } },
+	{ 1, { { 512, 8, 0 } } },
+	{ 2, { { 0, 4, 0 }, { 0, 4, 0 } } },
+	{ 3, { { 0, 1, 0 }, { 0, 2, 0 }, { 0, 3, 0 } } },
+	{ 2, { { 0, 4, 512 }, { 0, 4, 0 } } },
+	{ 2, { { 0, 4, 0 }, { 512, 4, 0 } } },
+	{ 3, { { 0, 2, 0 }, { 0, 0, 0 }, { 0, 6, 0 } } },
+	{ 4, { { 0, 3, 0 }, { 2048, 0, 2048 }, { 0, 2, 0 }, { 0, 1, 0 } } },
+	{ 2, { { 512, 2, PAGE_SIZE - 512 }, { 0, 5, 0 } } },
+};
+
+/*
+ * Whether the bytes [@start, @start + @len) of @iov are, in every segment
+ * they touch, whole pages: the pieces worked out forward from the start.
+ */
+static bool iov_pieces_whole(const struct iovec *iov, unsigned int nr,
+			     size_t start, size_t len)
+{
+	size_t at = 0, from, to;
+	unsigned long base;
+	unsigned int i;
+
+	for (i = 0; i < nr; at += iov[i].iov_len, i++) {
+		from = max(start, at);
+		to = min(start + len, at + iov[i].iov_len);
+		if (from >= to)
+			continue;
+		base = (unsigned long)iov[i].iov_base - at;
+		if (!PAGE_ALIGNED(base + from) || !PAGE_ALIGNED(base + to))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * bio_iov_whole_pages() of @bio, of the bytes [@start, @start + @len) of
+ * the @nr segments of @iov (one user buffer if @ubuf), just built: its
+ * answer, checked against the pieces worked out forward.
+ */
+static bool iov_whole_case(struct kunit *test, struct bio *bio,
+			   const struct iovec *iov, unsigned int nr, bool ubuf,
+			   size_t start, size_t len)
+{
+	struct iov_iter iter;
+	size_t size = 0;
+	unsigned int i;
+	bool fast;
+
+	for (i = 0; i < nr; i++)
+		size += iov[i].iov_len;
+	if (ubuf)
+		iov_iter_ubuf(&iter, ITER_DEST, iov[0].iov_base, size);
+	else
+		iov_iter_init(&iter, ITER_DEST, iov, nr, size);
+	iov_iter_advance(&iter, start + len);
+	bio->bi_iter.bi_size = len;
+	fast = bio_iov_whole_pages(bio, &iter);
+	KUNIT_EXPECT_EQ_MSG(test, fast, iov_pieces_whole(iov, nr, start, len),
+			    "%u segments%s, bytes %zu to %zu", nr,
+			    ubuf ? " (ubuf)" : "", start, start + len);
+	return fast;
+}
+
+/*
+ * bio_iov_whole_pages() of a bio just built from an iovec or one user
+ * buffer, at every start and length within each layout in steps of half a
+ * page, against the pieces worked out forward.  It counts both answers so
+ * that it cannot pass by giving only one.
+ */
+static void bio_iov_whole_pages_test(struct kunit *test)
+{
+	unsigned int l, i, ubuf, whole = 0, total = 0;
+	struct iovec iov[ARRAY_SIZE(iov_layouts[0].seg)];
+	size_t size, start, len, at, step = PAGE_SIZE / 2;
+	struct bio_vec bv;
+	struct bio bio;
+
+	bio_init(&bio, NULL, &bv, 1, REQ_OP_READ);
+	for (l = 0; l < ARRAY_SIZE(iov_layouts); l++) {
+		const struct iov_layout *lo = &iov_layouts[l];
+
+		size = 0;
+		for (i = 0; i < lo->nr; i++) {
+			iov[i].iov_base = (void __user *)
+				((unsigned long)SZ_16M * (i + 1) +
+				 lo->seg[i].off);
+			iov[i].iov_len = lo->seg[i].pages * PAGE_SIZE +
+					 lo->seg[i].extra;
+			size += iov[i].iov_len;
+		}
+		for (start = 0; start < size; start += step) {
+			/* The first bvec's offset: that of byte @start. */
+			for (i = 0, at = 0; at + iov[i].iov_len <= start; i++)
+				at += iov[i].iov_len;
+			bv.bv_offset = offset_in_page(lo->seg[i].off + start -
+						      at);
+			/* One buffer: as ITER_UBUF and as an iovec. */
+			for (len = step; start + len <= size; len += step) {
+				for (ubuf = 0; ubuf <= (lo->nr == 1); ubuf++) {
+					whole += iov_whole_case(test, &bio, iov,
+								lo->nr, ubuf,
+								start, len);
+					total++;
+				}
+			}
+		}
+	}
+	bio_uninit(&bio);
+	kunit_info(test, "%u of %u bios of whole pages", whole, total);
+	KUNIT_EXPECT_GT(test, whole, 0);
+	KUNIT_EXPECT_LT(test, whole, total);
+}
+
 struct split_io_count {
 	unsigned int total, known, split;
 };
@@ -618,6 +744,7 @@ static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_lbs_folio_test),
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	KUNIT_CASE(bio_split_rw_last_pages_test),
+	KUNIT_CASE(bio_iov_whole_pages_test),
 	KUNIT_CASE(bio_split_io_at_pages_test),
 	KUNIT_CASE(bio_single_pages_add_test),
 	KUNIT_CASE(bio_split_benchmark),

@@ -18,6 +18,8 @@
  *             series acts; 384, where its 1/16 rule keeps the 256 KiB
  *             tails; 64 and 128 KiB, which divide the bio
  *   write-96  the same as a write
+ *   vec-60    the read at 60 KiB as a preadv() of segments of 16 pages
+ *             (an iovec: the same bios)
  *   thp-60    the read from a THP-backed buffer (one bio)
  *   bio1m     64 reads of 1 MiB from single pages (one bio each)
  *   ublk-32   1024 reads of 64 KiB at 32 KiB (the 2023 posting's ublk case)
@@ -50,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,8 +62,8 @@
 
 #define IO_LEN		(64 * BLK_MiB)
 
-enum kind { READ_SINGLE, WRITE_SINGLE, READ_THP, ZERO, FIO_READ, FIO_WRITE,
-	     MKFS };
+enum kind { READ_SINGLE, WRITE_SINGLE, READ_VEC, READ_THP, ZERO, FIO_READ,
+	     FIO_WRITE, MKFS };
 
 static const struct bench_case {
 	const char *name;
@@ -76,6 +79,7 @@ static const struct bench_case {
 	{ "single-64", READ_SINGLE, 64, 1 },
 	{ "single-128", READ_SINGLE, 128, 1 },
 	{ "write-96", WRITE_SINGLE, 96, 1 },
+	{ "vec-60", READ_VEC, 60, 1 },
 	{ "thp-60", READ_THP, 60, 1 },
 	{ "bio1m", READ_SINGLE, 0, 64 },
 	{ "ublk-32", READ_SINGLE, 32, 1024 },
@@ -103,6 +107,28 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A preadv() of @len bytes at @off into @buf, in segments of VEC_PAGES
+ * pages.
+ */
+#define VEC_PAGES	16
+static ssize_t preadv_segs(int fd, char *buf, size_t len, off_t off)
+{
+	size_t seg = VEC_PAGES * sysconf(_SC_PAGESIZE), i, nr = len / seg;
+	struct iovec *iov = calloc(nr, sizeof(*iov));
+	ssize_t n;
+
+	if (!iov)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		iov[i].iov_base = buf + i * seg;
+		iov[i].iov_len = seg;
+	}
+	n = preadv(fd, iov, nr, off);
+	free(iov);
+	return n;
 }
 
 /*
@@ -179,6 +205,8 @@ static double run(const struct bench_case *c, int fd, const char *path,
 
 		if (c->kind == WRITE_SINGLE)
 			n = pwrite(fd, buf, len, (off_t)i * len);
+		else if (c->kind == READ_VEC)
+			n = preadv_segs(fd, buf, len, (off_t)i * len);
 		else
 			n = pread(fd, buf, len, (off_t)i * len);
 		if (n != (ssize_t)len)
@@ -223,6 +251,7 @@ static int run_cases(const char *set, int own, int fd, const char *path,
 		if (run(c, fd, path, single, thp,
 			(unsigned long long)zero_mib << 20) < 0 ||
 		    blk_trace_collect(t, c->kind == READ_SINGLE ||
+				      c->kind == READ_VEC ||
 				      c->kind == READ_THP ||
 				      c->kind == FIO_READ ? 'R' : 'W', &s)) {
 			fprintf(stderr, "nullb_bench: %s: %s failed\n", set, c->name);

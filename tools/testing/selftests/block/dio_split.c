@@ -3,15 +3,20 @@
  * Direct I/O bios that blk-mq splits end on a split point.
  *
  * An O_DIRECT read or write of 8 MiB (4 bios if more) into single pages
- * is built into bios of BIO_MAX_VECS pages (1 MiB with 4 KiB pages). Where the request size
- * limit max_sectors_kb does not divide that, blk-mq splits each bio into
- * full requests and a short one; a bio that ends on a split point instead
- * leaves one short request for the whole transfer:
+ * is built into bios of BIO_MAX_VECS pages (1 MiB with 4 KiB pages).
+ * Where the request size limit max_sectors_kb does not divide that,
+ * blk-mq splits each bio into full requests and a short one; a bio that
+ * ends on a split point instead leaves one short request for the whole
+ * transfer:
  *
  *   proof: at 60 and 96 KiB (512-byte blocks) and 60 and 508 KiB (4 KiB
  *   blocks) the transfer takes DIV_ROUND_UP(8 MiB, limit) requests,
  *   140, 86, 140 and 17; unpatched kernels take 18, 11, 18 and 3
  *   requests per bio, 144, 88, 144 and 24.
+ *
+ *   512_60k_vec: the same transfer as a preadv() or pwritev() of
+ *   segments of 16 pages each, which builds the same bios: 140 requests
+ *   (144 unpatched).
  *
  *   Every case also checks that no request is over the limit: a count
  *   alone cannot tell one request too big from the short one it saves.
@@ -36,8 +41,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include "../kselftest_harness.h"
 #include "blk_util.h"
 
@@ -61,15 +68,17 @@ FIXTURE(dio_split) {
 FIXTURE_VARIANT(dio_split) {
 	unsigned int lbs;
 	unsigned int max_kb;	/* 0: the device's default */
+	unsigned int seg_pages;	/* pages a segment of an iovec, 0: one buffer */
 };
 
-FIXTURE_VARIANT_ADD(dio_split, 512_60k) { 512, 60 };
-FIXTURE_VARIANT_ADD(dio_split, 512_96k) { 512, 96 };
-FIXTURE_VARIANT_ADD(dio_split, 4096_60k) { 4096, 60 };
-FIXTURE_VARIANT_ADD(dio_split, 4096_508k) { 4096, 508 };
-FIXTURE_VARIANT_ADD(dio_split, 512_64k) { 512, 64 };
-FIXTURE_VARIANT_ADD(dio_split, 4096_128k) { 4096, 128 };
-FIXTURE_VARIANT_ADD(dio_split, 512_default) { 512, 0 };
+FIXTURE_VARIANT_ADD(dio_split, 512_60k) { .lbs = 512, .max_kb = 60 };
+FIXTURE_VARIANT_ADD(dio_split, 512_96k) { .lbs = 512, .max_kb = 96 };
+FIXTURE_VARIANT_ADD(dio_split, 4096_60k) { .lbs = 4096, .max_kb = 60 };
+FIXTURE_VARIANT_ADD(dio_split, 4096_508k) { .lbs = 4096, .max_kb = 508 };
+FIXTURE_VARIANT_ADD(dio_split, 512_60k_vec) { .lbs = 512, .max_kb = 60, .seg_pages = 16 };
+FIXTURE_VARIANT_ADD(dio_split, 512_64k) { .lbs = 512, .max_kb = 64 };
+FIXTURE_VARIANT_ADD(dio_split, 4096_128k) { .lbs = 4096, .max_kb = 128 };
+FIXTURE_VARIANT_ADD(dio_split, 512_default) { .lbs = 512, .max_kb = 0 };
 
 /*
  * Why the device cannot give the counts the cases expect at @max_kb
@@ -166,29 +175,55 @@ FIXTURE_TEARDOWN(dio_split)
 }
 
 /*
+ * The transfer of @buf at the start of the disk: one pread() or pwrite(),
+ * or with @seg_pages, a preadv() or pwritev() of segments of that many
+ * pages.
+ */
+static ssize_t rw(int fd, char *buf, size_t len, bool write,
+		  unsigned int seg_pages)
+{
+	size_t seg = seg_pages * sysconf(_SC_PAGESIZE), i;
+	struct iovec *iov;
+	ssize_t n;
+
+	if (!seg_pages)
+		return write ? pwrite(fd, buf, len, 0) : pread(fd, buf, len, 0);
+	iov = calloc(len / seg, sizeof(*iov));
+	if (!iov)
+		return -1;
+	for (i = 0; i < len / seg; i++) {
+		iov[i].iov_base = buf + i * seg;
+		iov[i].iov_len = seg;
+	}
+	n = write ? pwritev(fd, iov, len / seg, 0) :
+		    preadv(fd, iov, len / seg, 0);
+	free(iov);
+	return n;
+}
+
+/*
  * The transfer, counted: 0, or 1 if another task did I/O on the disk
  * meanwhile (its requests would be counted too).
  */
 static int transfer(struct __test_metadata *_metadata, struct blk_dev *d,
-		    char *buf, bool write, struct blk_counts *c)
+		    char *buf, bool write, unsigned int seg_pages,
+		    struct blk_counts *c)
 {
 	long bio = BLK_BIO_PAGES * sysconf(_SC_PAGESIZE);
 	ssize_t len = io_len();
 	ssize_t n;
 
 	ASSERT_EQ(0, blk_trace_start(d));
-	if (write)
-		n = pwrite(d->fd, buf, len, 0);
-	else
-		n = pread(d->fd, buf, len, 0);
-	ASSERT_EQ(len, n) TH_LOG("%s: %s", write ? "pwrite" : "pread",
+	n = rw(d->fd, buf, len, write, seg_pages);
+	ASSERT_EQ(len, n) TH_LOG("%s%s: %s", write ? "pwrite" : "pread",
+				 seg_pages ? "v" : "",
 				 n < 0 ? strerror(errno) : "short");
 	ASSERT_EQ(0, blk_trace_stop(d, bio >> 9, c));
 	return c->others ? 1 : 0;
 }
 
 static void check(struct __test_metadata *_metadata, struct blk_dev *d,
-		  char *buf, bool write)
+		  char *buf, bool write, unsigned int seg_pages)
 {
 	long page = sysconf(_SC_PAGESIZE), len = io_len();
 	long bio = BLK_BIO_PAGES * page, max, ideal, largest;
@@ -206,15 +241,15 @@ static void check(struct __test_metadata *_metadata, struct blk_dev *d,
 		SKIP(return, "%s", why);
 	/* udev or a reader of a named disk: once more, then give up. */
 	for (try = 0; try < 2; try++)
-		if (!transfer(_metadata, d, buf, write, &c))
+		if (!transfer(_metadata, d, buf, write, seg_pages, &c))
 			break;
 	if (try == 2)
 		SKIP(return, "other tasks did I/O on %s (%ld bios): their requests would count",
 		     d->disk, c.others);
 
-	ksft_print_msg("%s of %ld MiB in single pages on %s, max_sectors_kb %ld:\n",
-		       write ? "pwrite" : "pread", len / (long)BLK_MiB, d->disk,
-		       max >> 10);
+	ksft_print_msg("%s%s of %ld MiB in single pages on %s, max_sectors_kb %ld:\n",
+		       write ? "pwrite" : "pread", seg_pages ? "v" : "",
+		       len / (long)BLK_MiB, d->disk, max >> 10);
 	ksft_print_msg("%ld bios (%ld short, largest %ld KiB), %ld requests (largest %ld KiB)\n",
 		       c.bios, c.short_bios, c.max_bio >> 1, c.rqs,
 		       c.max_rq >> 1);
@@ -241,16 +276,16 @@ static void check(struct __test_metadata *_metadata, struct blk_dev *d,
 
 /*
  * A case takes half a second under QEMU's TCG, under 2 s with KASAN
- * there: 60 s each, 300 s for the 14 (settings).
+ * there: 60 s each, 300 s for the 16 (settings).
  */
 TEST_F_TIMEOUT(dio_split, read, 60)
 {
-	check(_metadata, &self->d, self->buf, false);
+	check(_metadata, &self->d, self->buf, false, variant->seg_pages);
 }
 
 TEST_F_TIMEOUT(dio_split, write, 60)
 {
-	check(_metadata, &self->d, self->buf, true);
+	check(_metadata, &self->d, self->buf, true, variant->seg_pages);
 }
 
 TEST_HARNESS_MAIN
