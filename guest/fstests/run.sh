@@ -27,7 +27,8 @@ if [ ${#tests[@]} -eq 0 ]; then
 	echo "WB-FSTESTS error no test in $list"
 	exit 1
 fi
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# bin/dmsetup: the stand-in for dmsetup (no udev here, see there).
+export PATH=/fstests/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The guest's root has no user database; fstests' tools ask for root's
 # name, some tests for nobody's. No fsgqa user (su needs PAM, which the
 # guest has not): the tests that need one are not run, saying so.
