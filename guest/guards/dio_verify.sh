@@ -15,9 +15,10 @@
 # the wrong offset or is lost, where blk-mq splits at 96 and 384 KiB and
 # bios are followed by others (64 MiB and odd-sized I/Os), also from a
 # buffer off its page and off the DMA alignment. The series' dio_split and
-# dio_pins run on null_blk devices that keep no data and blktests
-# block/054 and block/055 read nothing back; blktests block/042 checks odd
-# offsets with data, but in single-bio I/Os (and in make blktests only).
+# dio_pins run on null_blk devices that keep no data; blktests block/054
+# reads back one 64 MiB write at 60 and 96 KiB, and block/042 odd offsets,
+# but neither odd sizes nor a limit whose tail the trim keeps (and both in
+# make blktests only); block/055 reads nothing back.
 #
 # The devices are memory-backed null_blk devices made here and removed on
 # exit, unless BLK_NOWZ_DEV / BLK_WZ_DEV name devices, which are used only
