@@ -11,11 +11,11 @@
  *
  *   proof: at 60 and 96 KiB (512-byte blocks) and 60 and 508 KiB (4 KiB
  *   blocks) the transfer takes DIV_ROUND_UP(8 MiB, limit) requests,
- *   140, 86, 140 and 17; unpatched kernels take 18, 11, 18 and 3
+ *   137, 86, 137 and 17; unpatched kernels take 18, 11, 18 and 3
  *   requests per bio, 144, 88, 144 and 24.
  *
  *   512_60k_vec: the same transfer as a preadv() or pwritev() of
- *   segments of 16 pages each, which builds the same bios: 140 requests
+ *   segments of 16 pages each, which builds the same bios: 137 requests
  *   (144 unpatched).
  *
  *   Every case also checks that no request is over the limit: a count
