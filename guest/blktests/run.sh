@@ -4,10 +4,11 @@
 #  - the DEVTESTs (tests with a test device) with TEST_DEVS set to one
 #    device at a time: the NVMe namespaces guest/init names (BLK_NOWZ_DEV,
 #    BLK_WZ_DEV), a memory-backed null_blk (configfs) and a scsi_debug disk
-#    (512e) made here and removed after, each at its default
-#    max_sectors_kb and at SMALL_KB (written to sysfs before the pass and
-#    the saved value written back after it), but for the two namespaces:
-#    the one without Write Zeroes at its default, the other at SMALL_KB;
+#    (512e) made here for each pass and removed after it, each at its
+#    default max_sectors_kb and at SMALL_KB (written to sysfs before the
+#    pass and the saved value written back after it), but for the two
+#    namespaces: the one without Write Zeroes at its default, the other
+#    at SMALL_KB;
 #  - the TESTs, which make their own devices, at the drivers' defaults and
 #    (where null_blk is a module) those of them that make a null_blk with
 #    its max_sectors option at SMALL_KB (/etc/modprobe.d: blktests
@@ -90,6 +91,32 @@ wait_disk() {
 	return 1
 }
 
+# make_nullb: a memory-backed null_blk (data written is read back), 1
+# GiB, 512-byte blocks, as blktests' own helpers make one through
+# configfs; prints its name. A test of an earlier pass may have left the
+# module loaded with blktests' parameters: modprobe would then keep them.
+nb=/sys/kernel/config/nullb/nullb0
+make_nullb() {
+	modprobe -r null_blk 2>/dev/null || true
+	modprobe null_blk nr_devices=0 && mkdir "$nb" &&
+		echo 1024 >"$nb/size" && echo 1 >"$nb/memory_backed" &&
+		echo 512 >"$nb/blocksize" && echo 1 >"$nb/power" &&
+		wait_disk /sys/block/nullb0
+}
+
+drop_nullb() {
+	[ ! -d "$nb" ] || { echo 0 >"$nb/power"; rmdir "$nb"; } || true
+	rmmod null_blk || true
+}
+
+# make_sdebug: a scsi_debug disk of 512-byte logical and 4 KiB physical
+# blocks, 256 MiB, no delay; prints its name.
+make_sdebug() {
+	modprobe -r scsi_debug 2>/dev/null || true
+	modprobe scsi_debug dev_size_mb=256 physblk_exp=3 delay=0 &&
+		wait_disk "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"
+}
+
 if [ ${#devtests[@]} -gt 0 ]; then
 	# The two namespaces differ only in Write Zeroes: one pass each, the
 	# one without it at its default limit, the other at SMALL_KB (a pass
@@ -104,32 +131,23 @@ if [ ${#devtests[@]} -gt 0 ]; then
 		fi
 	done
 
-	# null_blk: memory-backed (data written is read back), 1 GiB, 512-byte
-	# blocks, as blktests' own helpers make one through configfs.
-	# A test of an earlier pass may have left the module loaded with
-	# blktests' parameters: modprobe would then keep them.
-	nb=/sys/kernel/config/nullb/nullb0
-	modprobe -r null_blk 2>/dev/null || true
-	if modprobe null_blk nr_devices=0 && mkdir "$nb" &&
-		echo 1024 >"$nb/size" && echo 1 >"$nb/memory_backed" &&
-		echo 512 >"$nb/blocksize" && echo 1 >"$nb/power" &&
-		dev=$(wait_disk /sys/block/nullb0); then
-		on_device null_blk "$dev"
-	else
-		echo "WB-BLKTESTS error null_blk: cannot make the device"
-	fi
-	[ ! -d "$nb" ] || { echo 0 >"$nb/power"; rmdir "$nb"; } || true
-	rmmod null_blk || true
-
-	# scsi_debug: 512-byte logical, 4 KiB physical blocks, 256 MiB, no delay.
-	modprobe -r scsi_debug 2>/dev/null || true
-	if modprobe scsi_debug dev_size_mb=256 physblk_exp=3 delay=0 &&
-		dev=$(wait_disk "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"); then
-		on_device scsi_debug "$dev"
-	else
-		echo "WB-BLKTESTS error scsi_debug: cannot make the device"
-	fi
-	rmmod scsi_debug || true
+	# Each limit on a device made anew: a test of the default pass may
+	# remove it (a null_blk test unloads null_blk, a scsi test reloads
+	# scsi_debug).
+	for limits in default small; do
+		if dev=$(make_nullb); then
+			on_device null_blk "$dev" "$limits"
+		else
+			echo "WB-BLKTESTS error null_blk: cannot make the device"
+		fi
+		drop_nullb
+		if dev=$(make_sdebug); then
+			on_device scsi_debug "$dev" "$limits"
+		else
+			echo "WB-BLKTESTS error scsi_debug: cannot make the device"
+		fi
+		rmmod scsi_debug || true
+	done
 fi
 
 if [ ${#tests[@]} -gt 0 ]; then
