@@ -53,22 +53,17 @@ pass() {
 	echo "WB-BLKTESTS end $dev $limit $rc $(( $(date +%s) - start ))"
 }
 
-# on_device KIND DEV [LIMITS]: the DEVTESTs on /dev/DEV at its default
-# limit and at SMALL_KB (LIMITS "both", the default), or at one of them
-# ("default" or "small"); the limit is written back even when check fails.
+# on_device KIND DEV LIMIT: the DEVTESTs on /dev/DEV at its default
+# max_sectors_kb (LIMIT "default") or at SMALL_KB ("small"); the limit is
+# written back even when check fails, unless a test removed the device (a
+# null_blk test unloads null_blk).
 on_device() {
-	local kind=$1 dev=$2 limits=${3:-both} q=/sys/block/$2/queue saved
+	local kind=$1 dev=$2 q=/sys/block/$2/queue saved
 	saved=$(cat "$q/max_sectors_kb")
 	export TEST_DEVS=/dev/$dev
-	[ "$limits" = small ] ||
+	if [ "$3" = default ]; then
 		pass "$kind:$dev" "default=${saved}k" -d -o "results/$kind-default" \
 			"${devtests[@]}"
-	# A test may have removed the device (a null_blk test unloads
-	# null_blk): then there is nothing to set or put back.
-	if [ "$limits" = default ]; then
-		:
-	elif [ ! -e "$q" ]; then
-		echo "WB-BLKTESTS error $kind:$dev is gone after the default pass: a test removed it"
 	elif echo "$small" >"$q/max_sectors_kb"; then
 		pass "$kind:$dev" "${small}k" -d -o "results/$kind-small" \
 			"${devtests[@]}"
