@@ -44,7 +44,7 @@
 #   make bench-trim the series' trim threshold (1/16) against trimming
 #                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
 #   make bench-prefix UPTO=N  the series' first N patches against the
-#                   baseline, the same bench (the trim alone: UPTO=7,
+#                   baseline, the same bench (the trim alone: UPTO=8,
 #                   BASE=6.12 UPTO=3)
 #   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
 #                   and patched, per buffer layout and max_sectors_kb
@@ -708,7 +708,7 @@ bench-trim: bench-kernels bench-initramfs
 # make bench-prefix UPTO=N: the same bench with the series' first N
 # patches as "patched" (scripts/series-prefix.sh: a worktree of the
 # patched tree, build/BASE/linux-upto-N): one patch's cost without those
-# after it, e.g. the trim alone (UPTO=7; BASE=6.12 UPTO=3). Tables and
+# after it, e.g. the trim alone (UPTO=8; BASE=6.12 UPTO=3). Tables and
 # plots in build/BASE/bench-upto-N/.
 UPTO_TREE := $(B)/linux-upto-$(UPTO)
 bench-prefix: bench-kernels bench-initramfs

@@ -74,11 +74,20 @@ wb_series() {
 # patches, as patches/v6.12) or one mail of a series (patches/v7.1/mail/NAME:
 # a cover letter and a series file naming consecutive patches of the
 # series, as ../../NNNN-name.patch). Sets wb_patches (the names in
-# PATCHDIR/series), wb_set_base (the commit the first of them applies on:
-# BASE, or the commit of the patch before it) and wb_set_head (the commit
-# of the last). Fails, saying why, if REPO's history does not match.
+# PATCHDIR/series), wb_set_from (the commit of the patch before the first
+# of them, or BASE), wb_set_base (the commit the mail applies on: the same,
+# or, when PATCHDIR/after names another mail of the series, that mail's
+# last commit: the mail applies on it without the mails between) and
+# wb_set_head (the commit of the last). Fails, saying why, if REPO's
+# history does not match, or the mail named in PATCHDIR/after does not
+# come before PATCHDIR's.
 wb_mail_set() {
-	local stack names i off=-1 commits
+	local stack names i off=-1 commits after=
+	if [ -f "$3/after" ]; then
+		after=$(sed -n '/^[^#]/{p;q}' "$3/after")
+		wb_mail_set "$1" "$2" "$3/../$after" || return 1
+		after=$wb_set_head
+	fi
 	wb_series "$3" || return 1
 	stack=$(dirname "$(realpath "$3/${wb_patches[0]}")")
 	names=("${wb_patches[@]}")
@@ -100,10 +109,15 @@ wb_mail_set() {
 	# shellcheck disable=SC2034 # the results, for the caller
 	{
 		wb_patches=("${names[@]}")
-		wb_set_base=$2
-		((off == 0)) || wb_set_base=${commits[off - 1]}
+		wb_set_from=$2
+		((off == 0)) || wb_set_from=${commits[off - 1]}
+		wb_set_base=${after:-$wb_set_from}
 		wb_set_head=${commits[off + ${#names[@]} - 1]}
 	}
+	if [ -n "$after" ] && ! git -C "$1" merge-base --is-ancestor "$after" "$wb_set_from"; then
+		echo "$(basename "$0" .sh): $3/after names a mail that does not come before it" >&2
+		return 1
+	fi
 }
 
 # wb_mail_sets PATCHDIR: the mails of a series, in the order they apply:

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Usage: scripts/test-send.sh BUILD_DIR BASE PATCHDIR
 # PATCHDIR: a series of BASE or one mail of it (patches/v7.1/mail/NAME,
-# wb_mail_set in scripts/lib.sh), whose patches apply on the commit
-# before its first one (SET_BASE) and end at SET_HEAD.
+# wb_mail_set in scripts/lib.sh), whose patches follow SET_FROM and end
+# at SET_HEAD in BUILD_DIR/linux-patched, and apply on SET_BASE: SET_FROM,
+# or the last commit of the mail PATCHDIR/after names (the mail applies
+# without the mails between).
 # Tests scripts/send-series.sh end to end: starts an SMTP server (Debian's
 # python3-aiosmtpd) on a free port of 127.0.0.1 storing what it receives
 # in BUILD_DIR/send-test/maildir, runs send-series.sh as a user would
@@ -23,8 +25,9 @@
 # b4 (b4 am --offline-mode of a local mbox: it must find all the patches
 # and BASE as their base-commit), git am's b4's mbox in a worktree
 # BUILD_DIR/linux-sendtest detached at SET_BASE (only the files the series
-# changes are checked out), and checks that the tree
-# equals SET_HEAD's in BUILD_DIR/linux-patched, and the
+# changes are checked out), and checks that each commit's diff is its
+# commit's in BUILD_DIR/linux-patched (git patch-id), that the tree equals
+# SET_HEAD's where SET_BASE is SET_FROM, and the
 # commits' messages too but for the placeholder's sign-off, now the
 # sender's, whom they have as author (the worktree is removed
 # afterwards). Before that, send-series.sh must refuse to send without an
@@ -41,7 +44,7 @@ build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
 patched=$(wb_tree "$build" patched) work=$build/send-test/${dir##*/} tree=$(wb_tree "$build" sendtest)
 wb_mail_set "$patched" "$base" "$dir"
-set_base=$wb_set_base set_head=$wb_set_head
+set_base=$wb_set_base set_from=$wb_set_from set_head=$wb_set_head
 passed=0 failed=0
 ok() { echo "ok - $*"; passed=$((passed + 1)); }
 not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
@@ -260,16 +263,23 @@ b4am() {
 	fi
 }
 check "b4 am of the received thread: $n patches, base-commit ${want_base:0:12}" b4am
-check "git am of b4 am's mbox applies on base" git -C "$tree" am -q "$work/b4/series.mbx"
-check "tree after git am = linux-patched $(git -C "$patched" rev-parse --short "$set_head^{tree}")" \
-	test "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse "$set_head^{tree}")"
-messages() { git -C "$1" log --reverse --format='%an <%ae>%n%B' "$set_base..$2"; }
+check "git am of b4 am's mbox applies on $(git -C "$patched" log -1 --format='%h ("%s")' "$set_base")" \
+	git -C "$tree" am -q "$work/b4/series.mbx"
+# patch_ids REPO RANGE: the patch-id of each commit, in order.
+patch_ids() { git -C "$1" log --reverse -p --format='commit %H' "$2" | git patch-id --stable | cut -d' ' -f1; }
+check "after git am, each commit's diff = linux-patched's (patch-id)" \
+	diff <(patch_ids "$patched" "$set_from..$set_head") <(patch_ids "$tree" "$set_base..HEAD")
+if [ "$set_base" = "$set_from" ]; then
+	check "tree after git am = linux-patched $(git -C "$patched" rev-parse --short "$set_head^{tree}")" \
+		test "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse "$set_head^{tree}")"
+fi
+messages() { git -C "$1" log --reverse --format='%an <%ae>%n%B' "$2..$3"; }
 # linux-patched's, as the sender sends them: the sender author and
 # signing off instead of the placeholder.
 as_sent() {
-	messages "$patched" "$set_head" | awk -v p="$WB_PLACEHOLDER" -v f="$FROM" '
+	messages "$patched" "$set_from" "$set_head" | awk -v p="$WB_PLACEHOLDER" -v f="$FROM" '
 		$0 == p { $0 = f } $0 == "Signed-off-by: " p { $0 = "Signed-off-by: " f } { print }'
 }
 check "after git am, commit messages = linux-patched's, author and sign-off the sender's" \
-	diff <(as_sent) <(messages "$tree" HEAD)
+	diff <(as_sent) <(messages "$tree" "$set_base" HEAD)
 finish

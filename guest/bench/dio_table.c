@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Usage: dio_table [LIMIT_KB...]
- * Bios and requests of a 64 MiB O_DIRECT read, for the table in patch 3's
- * changelog: for each buffer layout (physically contiguous THP memory;
+ * Bios and requests of a 64 MiB O_DIRECT read, for the table in the
+ * changelog of "block: end direct I/O bios that will be split on a split point": for each buffer layout (physically contiguous THP memory;
  * runs of 1-40 and of 1-3 physically contiguous pages; single pages that
  * never merge) and each max_sectors_kb (default: 96 127 128 384 512 1023
  * 1280 4096), one read into that buffer from a null_blk device this
