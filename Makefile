@@ -1,65 +1,79 @@
 # The one entry point of the workbench. Each step is a script in scripts/;
-# this file only composes them. See README.md.
+# this file only composes them. See README.md and docs/workbench.md.
+# make help prints the "## " entries below and above each rule: they are
+# the only description of the targets and variables
+# (scripts/make-help.sh; make test checks that every target and variable
+# has one).
 #
-#   make            build the mainline series' patched kernel (Linux
-#                   7.1.5, patches/v7.1), boot it on QEMU NVMe, run the
-#                   block kselftests (and KUnit at boot)
-#   make test       everything that must hold (tool and host checks, the
-#                   patched NVMe boot, the baseline run that must fail the
-#                   shape tests, the bystander boot of every kselftest, the
-#                   THP cases with THP in madvise mode, the debug kernel's
-#                   run and its fault and stress cases, KUnit on arm64
-#                   with 4, 16 and 64 KiB pages, the 6.12 backport's
-#                   checks, shape tests and baseline proof)
-#   make shell      the same guest, interactive
-#   make test-debug the patched kernel with KASAN, UBSAN, lockdep, DEBUG_VM:
-#                   the kselftests and KUnit, then the fault and stress
-#                   cases of guest/stress (STRESS_SECS per case, 30)
-#   make test-nothp the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
-#   make test-persistent  the mainline series with
-#                   CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y: shape tests, KUnit
-#   make test-all   test, then all, test-nothp, blktests, fstests, arm64
-#                   and (from 7.1) make BASE=6.12 test, one summary
-#   make blktests   blktests' block, loop, nvme, scsi, dm, md and zbd
-#                   groups in the guest on the patched and the unpatched
-#                   kernel side by side; fails if a test passes only on the
-#                   baseline or the patched kernel splats
-#   make fstests    fstests (config/fstests.tests) on XFS and ext4 on
-#                   NVMe, the patched and the unpatched 7.1.5 kernel side
-#                   by side; the same rule
-#   make check      every patch on its predecessors: checkpatch, builds,
-#                   W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64
-#   make send       dry run of the mails, from FROM="Name <address>" or git's
-#                   user.name/user.email, each patch to its maintainers
-#                   and lists (SEND=1 sends; VERSION=N a version; TO=,
-#                   MAIL_CC= more addresses):
-#                   on 7.1 three series, fixes (block, stable), zeroing
-#                   (mm) and dio (block, RFC); SERIES=NAME one of them;
-#                   REPORT=docs/io-wq: that report instead;
-#                   SERIES=blktests: our blktests series instead
-#   make bench      baseline against patched, alternating boots, on null_blk
-#                   devices of known cost per command and on QEMU's AHCI
-#                   and NVMe (168 and 129 segments; both bases): tables
-#                   and plots in build/BASE/bench/ (QUICK=1: under 10 min)
-#   make bench-trim the series' trim threshold (1/16) against trimming
-#                   tails of up to 1/2^TRIM_SHIFT (2), the same bench
-#   make bench-prefix UPTO=N  the series' first N patches against the
-#                   baseline, the same bench (the trim alone: UPTO=8,
-#                   BASE=6.12 UPTO=3)
-#   make dio-table  bios and requests of 64 MiB O_DIRECT reads, baseline
-#                   and patched, per buffer layout and max_sectors_kb
-#   make series     regenerate patches/ from the blk-series branch of
-#                   build/BASE/linux-patched
-#   make clean      remove build/BASE/
-#   make help       this text
-#
-# BASE=6.12 works on the backport (patches/v6.12, Debian's linux-source-6.12)
-# instead. KERNEL_TREE=/path/to/linux uses your own git tree of the BASE
-# version (its HEAD is the base). ACCEL=kvm opts in to KVM.
-# EXTRA_CONFIG=file.config adds a config fragment to both kernels.
 # A yes-or-no variable (SEND, QUICK, KEEP_IMAGES, ALLOW_CMD_FAIL,
 # UNKNOWN_OK, CHECKPATCH_ONLY) is on when it is 1 and off otherwise:
 # QUICK=0 and QUICK= both mean not quick (wb_bool in scripts/lib.sh).
+
+## BASE=7.1: the series: 7.1 (Linux 7.1.5, patches/v7.1, build/7.1/) or
+## 6.12 (the backport, patches/v6.12, build/6.12/)
+## LINUX_TARBALL=FILE: the kernel sources, a tarball of the BASE version
+## (kernel.org's linux-7.1.5.tar.xz); read once, into build/BASE/linux-src
+## KERNEL_TREE=DIR: your git tree of the BASE version instead (its HEAD is
+## the base); only read, through a git clone --shared in build/BASE
+## LINUX_7_0_TARBALL=FILE: 7.1 without LINUX_TARBALL: linux-7.0.tar.xz
+## (default ../shared/linux-7.0.tar.xz), with LINUX_7_1_PATCH
+## LINUX_7_1_PATCH=FILE: patch-7.0-7.1.5.xz (default ../shared/)
+## EXTRA_CONFIG=FILE: a config fragment added to every kernel
+## ACCEL=tcg: kvm runs the guests under KVM (it hung them on the machine
+## this was written on); make bench always uses TCG
+## TIMEOUT=SECONDS: a guest's limit (default 1800; longer for the debug,
+## bystander, blktests and fstests boots)
+## MEM=SIZE: a guest's memory (2G; 3G for the boots that need it)
+## SMP=N: a guest's vCPUs (2; 1 for make bench and the suites' guests)
+## TOPOLOGY=FILE: the guest's NVMe namespaces (config/nvme.topology)
+## KEEP_IMAGES=0: 1 keeps a guest's disk images after its boot
+## ALLOW_CMD_FAIL=0: 1 lets a boot's command fail without failing the boot
+## UNKNOWN_OK=0: 1 lets a config option that olddefconfig drops pass
+## (make check's and bench's variants)
+## STRESS_SECS=30: seconds per fault and stress case in make test-debug
+## QUICK=0: 1 makes make bench (and its variants) short: under 10 min
+## SETTINGS=LIST: make bench's device settings LBS:LAT_US:QD:MBPS, spaces
+## between (scripts/bench-run.sh has the default)
+## ROUNDS=3: make bench's rounds of alternating boots (QUICK=1: 1)
+## REPS=1: make bench's timed runs per case and boot (QUICK=1: 2)
+## ZERO_MIB=4096: make bench's zeroout size (QUICK=1: 256)
+## ICOUNT=0: make bench's guest clock, 2^ICOUNT ns a guest instruction
+## (ICOUNT= empty: the host's clock)
+## TRIM_SHIFT=2: make bench-trim's variant trims tails up to 1/2^TRIM_SHIFT
+## UPTO=N: make bench-prefix's patched kernel: the series' first N patches
+## DIO_TABLE_KB=LIST: make dio-table's max_sectors_kb values
+## ARM64_PAGES=4 16 64: the page sizes (KiB) of make arm64 and kunit-arm64
+## CHECK_TARGETS=LIST: make check's builds (scripts/check-series.sh has
+## the list and the default, all of them)
+## CHECKPATCH_ONLY=0: 1 makes make check run checkpatch and git am only
+## BLKTESTS_TAR=FILE: blktests' tarball (../shared/blktests-a608cb5.tar.xz)
+## BLKTESTS_GROUPS=LIST: make blktests' groups (7.1: block loop nvme scsi
+## dm md zbd; 6.12: block)
+## BLKTESTS_DEV=LIST: the tests or groups run on each test device
+## BLKTESTS_NODEV=LIST: the tests or groups that make their own devices
+## BLKTESTS_SMALL_KB=60: the small max_sectors_kb of make blktests
+## BLKTESTS_TIMEOUT=30: seconds a timed blktests case's fio runs
+## BLKTESTS_KILL=LIST: our blktests cases stopped by SIGTERM and SIGKILL
+## part way (nothing of them may be left)
+## FSTESTS_TAR=FILE: fstests' tarball (../shared/fstests-63a2972.tar.xz)
+## FSTESTS_LIST=FILE: the tests make fstests runs (config/fstests.tests)
+## FSTESTS_FS=xfs ext4: the file systems of make fstests
+## FSTESTS_TIMEOUT=SECONDS: a make fstests boot's limit
+## FROM=ADDRESS: make send's sender, "Name <address>" (default: git's
+## user.name and user.email; never the patches' placeholder)
+## SEND=0: 1 makes make send send (default: a dry run)
+## SERIES=NAME: make send: one mail of the series (7.1: fixes, zeroing,
+## dio), or blktests: our blktests series
+## REPORT=DIR: make send: that report instead (docs/io-wq)
+## VERSION=N: make send: the mails' version, [PATCH vN ...]
+## TO=ADDRESSES: make send: more To: addresses, for every mail
+## MAIL_CC=ADDRESSES: make send: more Cc: addresses, for every mail
+## COVER=FILE: make send: another cover letter
+## SMTP_SERVER=HOST: make send: the SMTP server (default: git's
+## sendemail.* settings)
+## SMTP_PORT=PORT: make send: its port
+## GET_MAINTAINER_ARGS=OPTIONS: make send: get_maintainer.pl's options
+## (default: no git history, no keywords, no Fixes: authors)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -139,38 +153,48 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	$(addprefix run-fstests-,patched baseline) \
 	$(addprefix run-blktests-,patched baseline)
 
-# The header of this file.
+## help: this text, from the Makefile's "## " entries
 help:
-	@sed -n '4,/^$$/{s/^# \{0,1\}//;p}' $(firstword $(MAKEFILE_LIST))
+	@$(S)/make-help.sh $(firstword $(MAKEFILE_LIST))
 
+## all: (the default) build the patched kernel, boot it on QEMU NVMe, run
+## the block kselftests on null_blk and on each namespace, KUnit at boot
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
 
+## deps: install, with apt-get, what the workbench needs and is missing
 deps:
 	@$(S)/deps.sh
 
+## trees: the kernel sources (once), the unpatched and patched worktrees
 trees: deps
 	@$(S)/kernel-tree.sh $(B) $(BASE) $(KERNEL_TREE)
 
+## apply: git am of the series on the blk-series branch (once)
 apply: trees
 	@$(S)/apply-series.sh $(PATCHED) $$(cat $(B)/base-commit) $(PATCHES)
 
+## kernel-patched: build the patched kernel
 kernel-patched: apply
 	@$(S)/kconfig.sh $(PATCHED) $(PATCHED)/obj $(fragments)
 	@$(S)/build-kernel.sh $(PATCHED) $(PATCHED)/obj
 
+## kernel-base: build the unpatched kernel
 # The baseline gets the same fragments; symbols only the series defines
 # (its KUnit test) are left out there.
 kernel-base: apply
 	@UNKNOWN_OK=1 $(S)/kconfig.sh $(UNPATCHED) $(UNPATCHED)/obj $(fragments)
 	@$(S)/build-kernel.sh $(UNPATCHED) $(UNPATCHED)/obj
 
+## kernels: build both
 kernels: kernel-patched kernel-base
 
+## selftests: build the series' kselftests and the workbench's guards
 selftests: apply
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj $(KSFT) block
 	@$(S)/build-guards.sh $(PATCHED) $(PATCHED)/obj $(KSFT)
 
+## initramfs: the guest's initramfs (busybox, the tests, their programs)
 initramfs: selftests
 	@$(S)/initramfs.sh $(KSFT) $(INITRAMFS)
 
@@ -192,6 +216,7 @@ define variant
 	@$(S)/build-kernel.sh $(1) $(2)
 endef
 
+## run-patched: one boot of the patched kernel (GUEST_CMD)
 run-patched: kernel-patched initramfs
 	$(call guest-run,$(BZ_PATCHED),patched)
 
@@ -208,6 +233,7 @@ UNGATED      := BLK_PROOFS= KSELFTEST_ZEROOUT_ARGS="-t huge_folio" \
 	./run_kselftest.sh -t block:zeroout -t block:dio_split | \
 	$(call tap_prefix,ungated)
 MUST_FAIL    := config/baseline-must-fail $(wildcard config/baseline-must-fail-$(BASE))
+## run-baseline: the unpatched kernel's boot: the baseline proof
 run-baseline: kernel-base initramfs
 	$(call guest-run,$(BZ_BASE),baseline,,$(BASELINE_CMD); $(UNGATED))
 	@$(S)/baseline-proof.sh $(MUST_FAIL) config/baseline-must-skip $(T)/baseline.tap >$(T)/baseline-proof.tap
@@ -232,6 +258,7 @@ STRESS_SECS ?= 30
 DEBUG_CMD := ./run_kselftest.sh -o 1800 \
 	-t blk_guards:zeroout_first_use -t blk_guards:zeroout -t blk_guards:dio_verify.sh \
 	-t block:zeroout -t block:dio_pins; ./run_kselftest.sh -t block:dio_split
+## run-debug: the debug kernel's boot (make test-debug's)
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
 run-debug: apply initramfs
@@ -243,16 +270,20 @@ run-debug: apply initramfs
 # $(call debug_tap,TESTDIR): the debug run's results (test-all reads 6.12's).
 debug_tap = debug=$(1)/debug.tap debug-kunit=$(1)/debug/console.log stress=$(1)/stress.tap
 DEBUG_TAP := $(call debug_tap,$(T))
+## test-debug: the patched kernel with KASAN, UBSAN, lockdep and DEBUG_VM:
+## the kselftests, KUnit, the fault and stress cases (STRESS_SECS each)
 test-debug: run-debug
 	@$(S)/tap-summary.sh $(DEBUG_TAP)
 
 # Without THP there is no huge zero folio: zeroing must take ZERO_PAGE.
 NOTHP_BZ  := $(PATCHED)/obj-nothp/arch/x86/boot/bzImage
 NOTHP_TAP := nothp=$(T)/nothp.tap nothp-kunit=$(T)/nothp/console.log
+## run-nothp: the boot of the kernel without THP
 run-nothp: apply initramfs
 	$(call variant,$(PATCHED),$(PATCHED)/obj-nothp,config/nothp.config)
 	$(call guest-run,$(NOTHP_BZ),nothp)
 
+## test-nothp: the patched kernel without CONFIG_TRANSPARENT_HUGEPAGE
 test-nothp: run-nothp
 	@$(S)/tap-summary.sh $(NOTHP_TAP)
 
@@ -262,11 +293,14 @@ test-nothp: run-nothp
 # follow use_zero_page, or a first allocation, skip and say why).
 PERSISTENT_BZ  := $(PATCHED)/obj-persistent/arch/x86/boot/bzImage
 PERSISTENT_TAP := persistent=$(T)/persistent.tap persistent-kunit=$(T)/persistent/console.log
+## run-persistent: the boot with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y
 run-persistent: apply initramfs
 	$(if $(filter 7.1,$(BASE)),,$(error run-persistent: CONFIG_PERSISTENT_HUGE_ZERO_FOLIO does not exist in Linux 6.12: make BASE=7.1 run-persistent))
 	$(call variant,$(PATCHED),$(PATCHED)/obj-persistent,config/persistent.config)
 	$(call guest-run,$(PERSISTENT_BZ),persistent,,$(BASELINE_CMD))
 
+## test-persistent: the series with CONFIG_PERSISTENT_HUGE_ZERO_FOLIO=y:
+## the shape tests and KUnit
 test-persistent: run-persistent
 	@$(S)/tap-summary.sh $(PERSISTENT_TAP)
 
@@ -283,6 +317,8 @@ BYSTANDER_CPIO := $(B)/bystander/initramfs.cpio
 # dio_align is for the NVMe namespaces (the plain boot of make test): it
 # reads back writes through bios trimmed under a real driver's limits.
 BYSTANDER_CMD  := /bystander/run.sh -c blk_guards -c block -S blk_guards:dio_align
+## run-bystander: the tests on devices they make, beside a disk nobody
+## named to them (it must read back unchanged), and the kill cases
 run-bystander: export TOPOLOGY := $(abspath config/bystander.topology)
 run-bystander: export MEM := 3G
 # It ran past 30 min on this 2-core machine while kernels were built
@@ -303,6 +339,7 @@ run-bystander: kernel-patched initramfs
 THP_MADVISE_CMD := echo "\# THP: $$(cat /sys/kernel/mm/transparent_hugepage/enabled)"; \
 	export KSELFTEST_DIO_IO_ARGS="-f dio_bios -f dio_fs -f dio_sdebug"; \
 	./run_kselftest.sh -t block:dio_pins -t block:dio_split -t blk_guards:dio_io
+## run-thp-madvise: the THP cases with THP in madvise mode
 run-thp-madvise: export APPEND := transparent_hugepage=madvise
 run-thp-madvise: export MEM := 3G
 run-thp-madvise: kernel-patched initramfs
@@ -347,6 +384,7 @@ BLKTESTS_KILL   ?= block/053 block/054 block/055
 BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
 	$(strip $(BLKTESTS_KILL)),; /blktests/kill.sh $(BLKTESTS_KILL))
 
+## blktests-build: unpack, patch (patches/blktests) and build blktests
 blktests-build: deps
 	@$(S)/deps.sh blktests
 	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(BT) patches/blktests
@@ -373,6 +411,9 @@ $(BT_RUNS): run-blktests-%: kernel-suites-% blktests-build initramfs
 BLKTESTS_TAP := blktests-baseline=$(T)/blktests-baseline.tap \
 	blktests-patched=$(T)/blktests-patched.tap blktests-rule=$(T)/blktests-rule.tap \
 	blktests-kill=$(T)/blktests-kill.tap
+## blktests: blktests' groups (BLKTESTS_GROUPS) on the patched and the
+## unpatched kernel side by side; fails if a test passes only unpatched
+## or the patched kernel splats (docs/suites.md)
 blktests:
 	@mkdir -p $(T) && rm -f $(T)/blktests-rule.tap $(T)/blktests-kill.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) blktests-build initramfs
@@ -402,6 +443,7 @@ FSTESTS_FS      ?= xfs ext4
 FSTESTS_TIMEOUT ?= 7200
 FT              := $(B)/fstests
 FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_FS)
+## fstests-build: unpack and build fstests
 fstests-build: deps
 	@$(S)/deps.sh fstests
 	@$(S)/suite-build.sh $(FSTESTS_TAR) $(FT)
@@ -423,6 +465,8 @@ $(FT_RUNS): run-fstests-%: kernel-suites-% fstests-build initramfs
 # two guests side by side; then the tables and the rule.
 FSTESTS_TAP := fstests-baseline=$(T)/fstests-baseline.tap \
 	fstests-patched=$(T)/fstests-patched.tap fstests-rule=$(T)/fstests-rule.tap
+## fstests: fstests (FSTESTS_LIST) on XFS and ext4 on NVMe, on the
+## patched and the unpatched 7.1.5 kernel side by side; the same rule
 fstests:
 	@mkdir -p $(T) && rm -f $(T)/fstests-rule.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
@@ -431,6 +475,7 @@ fstests:
 		$(T)/fstests-boot-patched/output.log || rc=1; \
 	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
+## tool-checks: shellcheck, make help's check, the scanners on recorded logs
 # The workbench's own tools, whatever the base: shellcheck, and its
 # scanners and summaries on recorded logs.
 tool-checks: deps
@@ -440,14 +485,29 @@ tool-checks: deps
 		guest/blktests/bin/udevadm guest/blktests/bin/modprobe .ci/run
 	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
+	@$(S)/tap-run.sh $(T)/tools.tap "make help: every target and variable has its entry" \
+		$(S)/make-help.sh Makefile --check
 
 # The series of this base on the host: repo copies, quilt, make send.
+# The README's command blocks that make test runs as they are written
+# (scripts/readme-check.sh): the 7.1 series' git am and quilt lines, and
+# KUnit under UML.
+README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt kunit)
+## host-checks: the repository's copies of the added files, quilt against
+## git am, the README's command blocks, KERNEL_TREE's, each mail through a
+## local SMTP server and b4 am
 host-checks: apply
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit) $(abspath $(PATCHES))
 	@$(S)/tap-run.sh $(T)/host.tap "quilt push -a gives the same tree as git am" \
 		$(S)/quilt-check.sh $(B) $$(cat $(B)/base-commit) $(PATCHED) $(PATCHES)
+	@$(S)/tap-run.sh $(T)/host.tap "KERNEL_TREE= writes nothing in the given repository (config, refs, worktrees)" \
+		$(S)/kernel-tree-check.sh $(B) $(BASE)
+	@$(foreach c,$(README_CHECKS),$(S)/tap-run.sh $(T)/host.tap "README: the $(c) block as written" \
+		$(S)/readme-check.sh $(B) README.md $(c);)
+	@$(S)/tap-run.sh $(T)/host.tap "README and docs/ name only targets, variables and files that exist" \
+		$(S)/docs-check.sh $(PATCHED) README.md docs/*.md
 	@for d in $(MAIL_SETS); do \
 		$(S)/tap-run.sh $(T)/host.tap "make send of $$d through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives its patches" \
 			$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $$d; \
@@ -470,7 +530,7 @@ test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
 	thp-madvise=$(1)/thp-madvise.tap thp-madvise-skips=$(1)/thp-madvise-skips.tap \
 	$(call debug_tap,$(1))
 # KUnit on arm64 (kunit-arm64, below): one KTAP per page size.
-ARM64_PAGES     := 4 16 64
+ARM64_PAGES     ?= 4 16 64
 KUNIT_ARM64_TAP := $(foreach k,$(ARM64_PAGES),kunit-arm64-$(k)k=$(B)/kunit-arm64/$(k)k.ktap)
 TEST_TAP := $(call test_tap,$(T)) $(KUNIT_ARM64_TAP)
 
@@ -487,6 +547,7 @@ BACKPORT_TAP := backport-host=$(BACKPORT_T)/host.tap backport=$(BACKPORT_T)/patc
 	backport-baseline=$(BACKPORT_T)/baseline-proof.tap
 endif
 
+## run-backport: make test's steps of the 6.12 backport (from BASE=7.1)
 # The backport's part of make test, each line of it prefixed "6.12: "
 # ("+": a make runs there, which make does not see through $(BACKPORT)).
 # GUEST_CMD names the sub-make's own BASELINE_CMD rather than this
@@ -496,6 +557,7 @@ run-backport:
 	@+$(BACKPORT) GUEST_CMD='$$(BASELINE_CMD)' host-checks run-patched run-baseline \
 		kunit-parse 2>&1 | sed -u 's/^/6.12: /'
 
+## kunit-arm64: the series' KUnit on arm64 at each page size of ARM64_PAGES
 # KUnit of the series on arm64 with 4, 16 and 64 KiB pages
 # (scripts/kunit-arm64.sh: the kernel's kunit.py, cross-built, under
 # qemu-system-aarch64): the O(1) answers of the direct I/O patches are
@@ -541,6 +603,7 @@ A64_BT_SKIPS   := $(A64_PAGE_SKIPS)|huge zero folio of [0-9]+ bytes, not 2 MiB
 A64_USERLAND   := $(A64)/userland/root
 $(A64_RUNS) $(A64_BT_RUNS) arm64-initramfs arm64-blktests-build: export WB_ARCH := arm64
 $(A64_RUNS): export APPEND := kunit.enable=0
+## arm64-initramfs: make arm64's initramfs (Debian's arm64 programs)
 arm64-initramfs: apply deps
 	@$(S)/deps.sh arm64
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
@@ -569,9 +632,13 @@ $(A64_RUNS): run-arm64-%: arm64-initramfs
 	@$(if $(filter baseline-%,$*),PROOF_SKIP_OK='$(A64_PAGE_SKIPS)' $(S)/baseline-proof.sh $(MUST_FAIL) $(T)/arm64-$*.tap \
 		>$(T)/arm64-baseline-proof-$(call a64_kb,$*)k.tap)
 
+## arm64: the patched and the unpatched kernel for arm64 at each page size
+## of ARM64_PAGES, booted under qemu-system-aarch64: the kselftests, the
+## baseline proof, our blktests cases
 arm64: $(A64_RUNS) $(foreach k,$(ARM64_PAGES),arm64-blktests-$(k)k)
 	@$(S)/tap-summary.sh $(ARM64_TAP)
 
+## kunit-parse: kunit.py parse of the patched boot's console
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
 		$(PATCHED)/tools/testing/kunit/kunit.py parse $(T)/patched/console.log
@@ -587,6 +654,8 @@ TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run
 # the series' kselftests on each namespace ("nvme-nowz: ...", "nvme-wz:
 # ..."); the bystander boot runs them on null_blk.
 TEST_GUEST_CMD := ./run_kselftest.sh -t blk_guards:dio_align; $(SERIES_ON_NVME)
+## test: everything that must hold (docs/workbench.md says what, in order);
+## ends with "N passed, N failed, N skipped"
 # One step at a time: two guests side by side, each with two vCPUs on this
 # 2-core machine, took longer than one after the other (cold run of
 # c8819af). The summary counts what ran, also after a failed step.
@@ -603,6 +672,8 @@ test:
 # failures on both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
 BACKPORT_ALL_TAP := $(if $(BACKPORT_TAP),$(addprefix backport-,$(call test_tap,$(BACKPORT_T))))
+## test-all: test, then all, test-nothp, blktests, fstests, arm64 and (from
+## 7.1) make BASE=6.12 test, one summary
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
 	$(MAKE) --no-print-directory all || rc=1; \
@@ -614,9 +685,12 @@ test-all:
 	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
 		blktests=$(T)/blktests-rule.tap $(if $(filter 7.1,$(BASE)),fstests=$(T)/fstests-rule.tap) $(ARM64_TAP) $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
 
+## shell: the patched kernel's guest, interactive
 shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
 
+## check: every patch on its predecessors: checkpatch --strict, git am,
+## builds (W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64)
 check: trees
 	@$(S)/deps.sh check
 	@$(S)/check-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)
@@ -648,6 +722,9 @@ SEND_612_REFUSAL := send: BASE=6.12 is a backport of features for those who appl
 	not for a list: stable takes fixes only, and 6.12 lacks the commits the mainline \
 	series' fixes fix (20a0e6276edb, ea5e101fb601). Apply patches/v6.12 with git am \
 	or quilt push -a.
+## send: a dry run of the mails (SEND=1 sends), from FROM, each patch to
+## what get_maintainer.pl names for it; on 7.1 the reply to Tal Zussman's
+## fix, then the mails fixes, zeroing and dio
 send: $(if $(REPORT),trees,apply)
 	@$(if $(and $(filter 6.12,$(BASE)),$(if $(REPORT),,$(filter-out blktests,$(or $(SERIES),all)))),\
 		echo "$(SEND_612_REFUSAL)" >&2; exit 1)
@@ -656,6 +733,7 @@ send: $(if $(REPORT),trees,apply)
 		$(if $(SERIES),$(filter %/$(SERIES),$(MAIL_SETS) patches/blktests),$(MAIL_SETS)); do \
 		$(S)/send-series.sh $(B) $$(cat $(B)/base-commit) $$d $(SEND_TO); done)
 
+## bench-initramfs: make bench's initramfs
 bench-initramfs: initramfs
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \
 		$(BENCH)/initramfs.cpio
@@ -680,14 +758,19 @@ space := $(empty) $(empty)
 RUN_TAG := $(if $(filter 1,$(QUICK)),-quick)$(if $(strip $(SETTINGS)),-$(subst $(space),_,$(subst :,-,$(strip $(SETTINGS)))))
 BENCH_BZ_BASE    := $(UNPATCHED)/obj-bench/arch/x86/boot/bzImage
 BENCH_BZ_PATCHED := $(PATCHED)/obj-bench/arch/x86/boot/bzImage
+## bench-kernels: make bench's two kernels (config/bench.config)
 bench-kernels: apply
 	$(call variant,$(UNPATCHED),$(UNPATCHED)/obj-bench,config/bench.config)
 	$(call variant,$(PATCHED),$(PATCHED)/obj-bench,config/bench.config)
 
+## bench-base: make bench of this base alone
 bench-base: bench-kernels bench-initramfs
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
 		$(BENCH)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(BENCH)$(RUN_TAG); exit $$rc
 
+## bench: baseline against patched, alternating boots, on null_blk devices
+## of a set cost per command and on QEMU's AHCI and NVMe disks, on both
+## bases; tables and plots in build/BASE/bench/ (QUICK=1: under 10 min)
 bench:
 	@rc=0; $(MAKE) --no-print-directory bench-base || rc=1; \
 	$(if $(BACKPORT_TAP),$(BACKPORT) QUICK=$(QUICK) bench-base || rc=1;) exit $$rc
@@ -699,6 +782,8 @@ bench:
 # build/BASE/bench-trim/.
 TRIM_SHIFT ?= 2
 TRIM_TREE  := $(B)/linux-trim
+## bench-trim: the series' trim threshold (1/16) against trimming tails of
+## up to 1/2^TRIM_SHIFT, the same bench
 bench-trim: bench-kernels bench-initramfs
 	@$(S)/trim-variant.sh $(PATCHED) $(TRIM_TREE) $(TRIM_SHIFT)
 	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
@@ -711,6 +796,8 @@ bench-trim: bench-kernels bench-initramfs
 # after it, e.g. the trim alone (UPTO=8; BASE=6.12 UPTO=3). Tables and
 # plots in build/BASE/bench-upto-N/.
 UPTO_TREE := $(B)/linux-upto-$(UPTO)
+## bench-prefix: the series' first UPTO patches against the baseline, the
+## same bench (the trim alone: UPTO=8; BASE=6.12 UPTO=3)
 bench-prefix: bench-kernels bench-initramfs
 	@$(if $(UPTO),,echo "bench-prefix: say which patches: UPTO=N (the series' first N)" >&2; exit 1)
 	@$(S)/series-prefix.sh $(PATCHED) $$(cat $(B)/base-commit) $(UPTO) $(UPTO_TREE)
@@ -722,11 +809,16 @@ bench-prefix: bench-kernels bench-initramfs
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.
 DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
+## dio-table: bios and requests of 64 MiB O_DIRECT reads per buffer layout
+## and max_sectors_kb (DIO_TABLE_KB), unpatched and patched
 dio-table: kernels bench-initramfs
 	@$(S)/dio-table.sh $(BZ_BASE) $(BZ_PATCHED) $(BENCH)/initramfs.cpio $(BENCH)/dio-table $(DIO_TABLE_KB)
 
+## series: regenerate patches/vBASE from build/BASE/linux-patched's
+## blk-series branch (after git rebase -i there)
 series: trees
 	@$(S)/export-series.sh $(PATCHED) $$(cat $(B)/base-commit) $(PATCHES)
 
+## clean: remove build/BASE/
 clean:
 	rm -rf $(B)

@@ -2,7 +2,8 @@
 # Usage: scripts/export-series.sh TREE BASE PATCHDIR
 # The one way to regenerate the series: writes the commits BASE..HEAD of
 # TREE into PATCHDIR with git format-patch (numbered, changelogs from git
-# notes below "---"), rewrites PATCHDIR/series, and copies every file the
+# notes below "---"), rewrites PATCHDIR/series (and PATCHDIR/quilt.series
+# where PATCHDIR/prereq has patches), and copies every file the
 # series adds to its kernel path in this repository (block/, tools/,
 # Documentation/). PATCHDIR/0000-cover-letter.patch and PATCHDIR/mail/
 # (the mails, scripts/send-series.sh) are kept as they are.
@@ -24,6 +25,15 @@ git -C "$tree" format-patch -q --notes --numbered --zero-commit \
 	--no-signature -o "$(realpath "$dir")" "$base..HEAD"
 find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
 	-printf '%f\n' | sort >"$dir/series"
+# With prerequisites, quilt's one series of both (the README's quilt
+# line: QUILT_SERIES=quilt.series): quilt keeps one patches folder.
+if [ -f "$dir/prereq/series" ]; then
+	{
+		echo "# quilt push -a with QUILT_PATCHES this folder and QUILT_SERIES=quilt.series: prereq/, then the series (make series writes this file)"
+		wb_series "$dir/prereq" && printf 'prereq/%s\n' "${wb_patches[@]}"
+		cat "$dir/series"
+	} >"$dir/quilt.series"
+fi
 
 primary=1
 wb_primary_series "$dir" || { primary=0; rm -rf "$dir/added"; }

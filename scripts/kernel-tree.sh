@@ -2,12 +2,16 @@
 # Usage: scripts/kernel-tree.sh BUILD_DIR VERSION [KERNEL_TREE]
 # Makes BUILD_DIR/linux-base (the unpatched base, detached) and
 # BUILD_DIR/linux-patched (branch blk-series, reset to the base) as git
-# worktrees of one source repository: KERNEL_TREE if given (a user's own
-# git tree of Linux VERSION, its HEAD is the base), else BUILD_DIR/linux-src,
-# a bare repository, the release tarball unpacked once and committed:
-# VERSION 6.12 is Debian's linux-source-6.12, 7.1 is ../shared/linux-7.0.tar.xz
-# with ../shared/patch-7.0-7.1.5.xz applied (Linux 7.1.5; LINUX_7_0_TARBALL
-# and LINUX_7_1_PATCH override the paths). The base of both worktrees is
+# worktrees of one source repository, BUILD_DIR/linux-src: with
+# KERNEL_TREE (a user's own git tree of Linux VERSION, its HEAD is the
+# base) a bare clone that borrows its objects and writes nothing there,
+# else a bare repository, the release tarball unpacked once and committed: the
+# tarball LINUX_TARBALL names (kernel.org's linux-7.1.5.tar.xz, or any
+# tarball of Linux VERSION), else for VERSION 6.12 Debian's
+# linux-source-6.12, for 7.1 ../shared/linux-7.0.tar.xz with
+# ../shared/patch-7.0-7.1.5.xz applied where that exists (the machine the
+# workbench was written on; LINUX_7_0_TARBALL and LINUX_7_1_PATCH override
+# the paths). The base of both worktrees is
 # that release with the series' prerequisites applied (scripts/apply-prereq.sh);
 # BUILD_DIR/release-commit names the release, BUILD_DIR/base-commit the base.
 # Fails early when the disk has too little room for the workbench.
@@ -18,17 +22,25 @@ set -euo pipefail
 
 build=$(realpath -m "$1") want=$2
 src=${3:-}
+# What to say when there are no sources: where a developer gets them.
+hint="LINUX_TARBALL=/path/to/linux-$want.y.tar.xz (https://www.kernel.org/), or KERNEL_TREE=/path/to/your/linux (a git tree at Linux $want)"
+patch=
 case $want in
 6.12)	tarball=/usr/src/linux-source-6.12.tar.xz
-	origin="Debian linux-source-6.12" hint="apt-get install linux-source-6.12" ;;
+	origin="Debian linux-source-6.12"
+	hint="apt-get install linux-source-6.12, or $hint" ;;
 7.1)	shared=$(realpath -m "$(dirname "$0")/../../shared")
 	tarball=${LINUX_7_0_TARBALL:-$shared/linux-7.0.tar.xz}
 	patch=${LINUX_7_1_PATCH:-$shared/patch-7.0-7.1.5.xz}
 	origin="linux-7.0.tar.xz and patch-7.0-7.1.5.xz"
-	hint="set LINUX_7_0_TARBALL and LINUX_7_1_PATCH to their paths" ;;
+	hint="LINUX_TARBALL=/path/to/linux-7.1.5.tar.xz (https://cdn.kernel.org/pub/linux/kernel/v7.x/linux-7.1.5.tar.xz: the series is tested on 7.1.5), or KERNEL_TREE=/path/to/your/linux (a git tree at v7.1.5)" ;;
 *)	echo "kernel-tree: no series for Linux $want (BASE=7.1 or BASE=6.12)" >&2; exit 1 ;;
 esac
-patch=${patch:-}
+if [ -n "${LINUX_TARBALL:-}" ]; then
+	tarball=$(realpath -m "$LINUX_TARBALL")
+	origin=${tarball##*/}
+	patch=''
+fi
 mkdir -p "$build"
 
 # Linux's version from the top-level Makefile of a commit.
@@ -44,7 +56,7 @@ if [ -z "$src" ]; then
 	src=$(wb_tree "$build" src)
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		for f in "$tarball" $patch; do
-			[ -f "$f" ] || { echo "kernel-tree: $f missing ($hint)" >&2; exit 1; }
+			[ -f "$f" ] || { echo "kernel-tree: no Linux $want sources: $f missing; give $hint" >&2; exit 1; }
 		done
 		# Two checkouts with their objects, the repository, the
 		# initramfs and the guest's scratch disks: about 6 GiB.
@@ -86,19 +98,27 @@ if [ -z "$src" ]; then
 	git -C "$src" config core.bare false
 	base=$(git -C "$src" rev-parse base)
 else
-	src=$(realpath "$src")
-	git -C "$src" rev-parse -q --verify HEAD >/dev/null ||
-		{ echo "kernel-tree: KERNEL_TREE=$src is not a git tree with a commit" >&2; exit 1; }
-	base=$(git -C "$src" rev-parse HEAD)
-	# The user's repository: say what is done in it, and never reset a
-	# blk-series branch that this workbench did not make there.
-	if git -C "$src" rev-parse -q --verify refs/heads/blk-series >/dev/null &&
-	   [ "$(git -C "$src" config --get workbench.branch || true)" != blk-series ]; then
-		echo "kernel-tree: KERNEL_TREE=$src has a branch blk-series that the workbench did not make; it would be reset: rename it, or use a clone" >&2
+	user=$(realpath "$src")
+	git -C "$user" rev-parse -q --verify HEAD >/dev/null ||
+		{ echo "kernel-tree: KERNEL_TREE=$user is not a git tree with a commit" >&2; exit 1; }
+	base=$(git -C "$user" rev-parse HEAD)
+	# The user's repository is only read: BUILD_DIR/linux-src is a bare
+	# clone that borrows its objects (git clone --shared: an
+	# objects/info/alternates file), and the workbench's branch, notes,
+	# refs and worktrees are the clone's.
+	src=$(wb_tree "$build" src)
+	made=$(git -C "$src" config --get workbench.origin 2>/dev/null || true)
+	if [ -d "$src" ] && [ "$made" != "$user" ]; then
+		echo "kernel-tree: $build was made from ${made:-a release tarball}, not KERNEL_TREE=$user: make clean$( [ "$want" = 7.1 ] || echo " BASE=$want") first" >&2
 		exit 1
 	fi
-	echo "kernel-tree: in KERNEL_TREE=$src: worktrees $(wb_tree "$build" base) and $(wb_tree "$build" patched), branch blk-series (made and reset by the workbench), the patches' changelogs as git notes (refs/notes/commits, notes.rewriteRef set)"
-	git -C "$src" config workbench.branch blk-series
+	if [ ! -d "$src" ]; then
+		git clone -q --bare --shared "$user" "$src"
+		git -C "$src" config workbench.origin "$user"
+		# (core.bare: as for the tarball's repository above.)
+		git -C "$src" config core.bare false
+	fi
+	echo "kernel-tree: KERNEL_TREE=$user, its HEAD $(git -C "$user" log -1 --format='%h ("%s")'), read through $src (git clone --shared): nothing is written in $user; a git gc --prune there must not drop that commit while build/ uses it"
 fi
 
 version=$(kernelversion "$src" "$base")

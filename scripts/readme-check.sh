@@ -1,0 +1,65 @@
+#!/bin/bash
+# Usage: scripts/readme-check.sh BUILD_DIR README NAME
+# Runs the README's command block NAME as it is written (the ```sh block
+# after the line "<!-- readme-check: NAME -->"), with W the path of this
+# repository, and checks what it did:
+#   git-am, quilt  in a worktree of the release (BUILD_DIR/release-commit)
+#                  that holds the files the series and its prerequisites
+#                  change: the result must be BUILD_DIR/linux-patched's
+#                  tree (git am: the commit's tree; quilt: each file);
+#                  the worktree is removed afterwards
+#   kunit          in BUILD_DIR/linux-patched: it must exit 0 (kunit.py
+#                  fails on a failed test); its log in BUILD_DIR/test
+# A README without the block, or with an empty one, fails.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+build=$(realpath "$1") readme=$(realpath "$2") name=$3
+repo=$(realpath "$(dirname "$0")/..")
+patched=$(wb_tree "$build" patched) release=$(cat "$build/release-commit")
+block=$(awk -v m="<!-- readme-check: $name -->" '
+	$0 == m { found = 1; next }
+	found == 1 && /^```/ { found = 2; next }
+	found == 2 && /^```/ { exit }
+	found == 2 { print }' "$readme")
+[ -n "$block" ] || { echo "readme-check: $readme has no command block after <!-- readme-check: $name -->" >&2; exit 1; }
+echo "readme-check: $name: $block"
+run() { # dir: the block, as a user pastes it, with W set
+	(cd "$1" && W=$repo GIT_COMMITTER_NAME="README Check" GIT_COMMITTER_EMAIL=readme@example.org \
+		bash -euo pipefail -c "$block")
+}
+
+case $name in
+git-am|quilt)
+	tree=$(wb_tree "$build" readme)
+	wb_sparse_worktree "$patched" "$tree" "$release"
+	trap 'git -C "$patched" worktree remove --force "$tree"' EXIT
+	run "$tree" >"$build/readme-$name.log" 2>&1 ||
+		{ tail -n 20 "$build/readme-$name.log" >&2; echo "readme-check: the $name block failed" >&2; exit 1; }
+	if [ "$name" = git-am ]; then
+		[ "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')" ] ||
+			{ echo "readme-check: git am gave another tree than linux-patched's" >&2; exit 1; }
+	else
+		bad=0
+		for f in $(wb_changed_files "$patched" "$release"); do
+			a=$(git -C "$patched" rev-parse -q --verify "HEAD:$f" || echo deleted)
+			b=$( [ -e "$tree/$f" ] && git hash-object "$tree/$f" || echo deleted)
+			[ "$a" = "$b" ] || { echo "readme-check: quilt: $f differs from linux-patched's" >&2; bad=1; }
+		done
+		[ $bad = 0 ] || exit 1
+	fi
+	echo "readme-check: $name gives linux-patched's tree ($(wb_changed_files "$patched" "$release" | wc -l) files)"
+	;;
+kunit)
+	mkdir -p "$build/test"
+	log=$build/test/readme-kunit.log
+	if ! run "$patched" >"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		echo "readme-check: the kunit block failed, log $log" >&2
+		exit 1
+	fi
+	grep -E '^\[[0-9:]+\] Testing complete' "$log" || tail -n 3 "$log"
+	;;
+*)	echo "readme-check: no check for a block named $name" >&2; exit 1 ;;
+esac
