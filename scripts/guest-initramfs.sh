@@ -27,7 +27,9 @@ root=$(mktemp -d "$(dirname "$out")/$name-initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root/$name"
-cp -a "$dir"/. "$root/$name/"
+# -L: a link to a file of another guest folder (guest/blktests/bin/dmsetup)
+# becomes the file.
+cp -aL "$dir"/. "$root/$name/"
 for c in "$dir"/*.c; do
 	[ -e "$c" ] || continue
 	prog=$root/$name/$(basename "$c" .c)

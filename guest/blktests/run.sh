@@ -36,6 +36,11 @@ cd /opt/blktests
 # bin/udevadm: the stand-in for udevadm (no udev here, see there).
 export PATH=/blktests/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export NVMET_TRTYPES=loop
+# No udev: dmsetup makes the /dev/mapper nodes itself, and bin/dmsetup
+# links them to /dev/dm-N as udev would. With udev sync dmsetup made no
+# node, and dm/002's dd wrote a regular file /dev/mapper/dust1 instead of
+# the device (its bad blocks stayed, on both kernels).
+export DM_DISABLE_UDEV=1
 # blktests finds configfs (null_blk, nvmet) at /sys/kernel/config only.
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
