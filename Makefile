@@ -116,6 +116,7 @@ INITRAMFS  := $(B)/initramfs.cpio
 KSFT       := $(B)/kselftest
 T          := $(B)/test
 BENCH      := $(B)/bench
+BENCH_LABEL = Linux $(BASE): $(PATCHES) against the unpatched kernel
 QUICK      ?=
 # The workbench's guard tests first (zeroout_first_use needs a boot in
 # which nothing took the huge zero folio yet), then the series' own:
@@ -145,7 +146,7 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 .PHONY: all help test shell series clean deps trees apply kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
-	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs \
+	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs bench-plots \
 	dio-table \
 	test-debug test-nothp test-all run-backport kunit-parse kunit-arm64 blktests blktests-build \
 	arm64 arm64-initramfs $(A64_RUNS) \
@@ -766,7 +767,7 @@ bench-kernels: apply
 ## bench-base: make bench of this base alone
 bench-base: bench-kernels bench-initramfs
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(BENCH_BZ_PATCHED) $(BENCH)/initramfs.cpio \
-		$(BENCH)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(BENCH)$(RUN_TAG); exit $$rc
+		$(BENCH)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(BENCH)$(RUN_TAG) "$(BENCH_LABEL)"; exit $$rc
 
 ## bench: baseline against patched, alternating boots, on null_blk devices
 ## of a set cost per command and on QEMU's AHCI and NVMe disks, on both
@@ -809,6 +810,12 @@ bench-prefix: bench-kernels bench-initramfs
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.
 DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
+## bench-plots: docs/bench/BASE-series-*.png anew from make bench's last
+## results of this base (build/BASE/bench): a plot per setting and one of
+## the zeroout, titled with the base, series, date and setting
+bench-plots:
+	@$(S)/bench-report.sh $(BENCH) "$(BENCH_LABEL)" docs/bench $(BASE)-series >/dev/null
+
 ## dio-table: bios and requests of 64 MiB O_DIRECT reads per buffer layout
 ## and max_sectors_kb (DIO_TABLE_KB), unpatched and patched
 dio-table: kernels bench-initramfs

@@ -1,11 +1,15 @@
 #!/bin/bash
-# Usage: scripts/bench-report.sh OUTDIR
+# Usage: scripts/bench-report.sh OUTDIR [LABEL [DOCDIR PREFIX]]
 # Aggregates the "NB ..." lines of guest/bench/nullb_bench that
 # scripts/bench-run.sh kept (OUTDIR/raw/KERNEL-rN.txt) into
 # OUTDIR/results.tsv (per device setting, case and kernel: runs, median,
 # min and max seconds, bios, requests, pages pinned, the model's seconds),
-# OUTDIR/table.md (one table per setting) and one gnuplot PNG per setting
-# (OUTDIR/set-LBS-LAT-QD-MBPS.png: time patched / baseline per case).
+# OUTDIR/table.md (one table per setting) and gnuplot PNGs of time
+# patched / baseline: one per setting of the cases but the zeroout
+# (OUTDIR/set-LBS-LAT-QD-MBPS.png), one of the zeroout at every setting
+# (OUTDIR/set-zero.png), titled with LABEL (what was compared; default
+# OUTDIR's name), the run's date and the setting. With DOCDIR, the plots
+# replace DOCDIR/PREFIX-*.png (make bench-plots: docs/bench/).
 # Prints the table.
 #
 # On these devices a request costs LAT microseconds and at most QD are in
@@ -26,6 +30,8 @@ shopt -s nullglob
 raw=("$out"/raw/*.txt)
 [ ${#raw[@]} -gt 0 ] || { echo "bench-report: no results in $out/raw" >&2; exit 1; }
 echo "bench-report: ${#raw[@]} boots from $out/raw"
+# The run's last boot: its time is the run's.
+last=$(stat -c '%Y %n' "${raw[@]}" | sort -n | tail -n 1 | cut -d' ' -f2-)
 rm -f "$out"/set-*.png "$out"/set-*.dat
 
 tsv=$out/results.tsv
@@ -64,7 +70,7 @@ END {
 
 table=$out/table.md
 {
-	echo "make bench, $(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG on $(nproc) host cores; $(grep -h '^NBINFO' "${raw[@]}" | grep -v '^NBINFO set=' | sort -u | sed 's/^NBINFO //' | paste -sd';' | sed 's/;/; /g')"
+	echo "make bench, $(date -u -r "$last" '+%Y-%m-%d %H:%M UTC'), QEMU TCG on $(nproc) host cores; $(grep -h '^NBINFO' "${raw[@]}" | grep -v '^NBINFO set=' | sort -u | sed 's/^NBINFO //' | paste -sd';' | sed 's/;/; /g')"
 	[ ! -f "$out/kernels.txt" ] || echo "built from: $(paste -sd';' "$out/kernels.txt" | sed 's/;/; /g')"
 	echo "ms: median [min-max] of every timed run of every round; model: the device's time alone"
 	echo "(requests x latency / min(QD, requests per I/O) + bytes / bandwidth)."
@@ -96,32 +102,63 @@ table=$out/table.md
 	}' - "$tsv"
 } >"$table"
 
-# One plot per setting: patched / baseline per case (the zeroout's 4 GiB
-# would dwarf the 64 MiB reads on a scale of seconds), the bar the ratio of
-# the medians, its whiskers the ratios of the ranges' ends (patched min /
-# baseline max to patched max / baseline min).
+# The plots: one per setting of the cases but the zeroout, and one of the
+# zeroout at every setting (its ratio, 0.1-0.3, would flatten the others'
+# 0.9-1.05); each point the ratio of the medians, patched / baseline, its
+# bar the ratios of the ranges' ends (patched min / baseline max to
+# patched max / baseline min), on an axis around them and 1. Titled with
+# LABEL, the run's date (its last boot's) and the setting.
+run_date=$(date -u -r "$last" +%Y-%m-%d)
+ratios() { # setting, case filter (awk regex on the case), "not" to invert
+	awk -F'\t' -v s="$1" -v re="$2" -v inv="${3:-}" '
+		NR > 1 && (s == "" || $1 == s) && (($2 ~ re) != (inv == "not")) {
+			id = (s == "" ? $1 : $2); v[id, $4] = $6 " " $7 " " $8; if (!(id in seen)) { seen[id] = 1; o[++n] = id } }
+		END { for (i = 1; i <= n; i++) { split(v[o[i], "baseline"], b, " "); split(v[o[i], "patched"], p, " ")
+			if (b[1] > 0 && b[2] > 0 && b[3] > 0) printf "%s %.4f %.4f %.4f\n", o[i], p[1] / b[1], p[2] / b[3], p[3] / b[2] } }' "$tsv"
+}
+setting_name() {
+	local lbs lat qd mbps
+	IFS=: read -r lbs lat qd mbps <<<"$1"
+	if [ "$lbs" = disk ]; then
+		echo "QEMU disk $lat (max_segments $qd)"
+	else
+		echo "$lbs-byte blocks, $lat us per command, queue depth $qd$( [ "$mbps" = 0 ] || echo ", $mbps MiB/s")"
+	fi
+}
+plot() { # file, title, dat
+	gnuplot <<GP
+set terminal pngcairo noenhanced size 1200,520 font ",11"
+set output "$1"
+set title "$2"
+set grid ytics
+set offsets 0.5, 0.5, 0, 0
+set yrange [*<0.99:1.01<*]
+set ylabel "time patched / baseline (below 1: faster)"
+set xtics rotate by -20
+set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb "#4477aa" lw 2
+plot "$3" using 0:2:3:4:xtic(1) with yerrorbars notitle lc rgb "#cc3311" pt 7 ps 1.2
+GP
+}
+label=${2:-${out##*/}}
 while read -r s; do
 	f=$out/set-${s//:/-}
-	awk -F'\t' -v s="$s" 'NR > 1 && $1 == s { v[$2, $4] = $6 " " $7 " " $8; if (!($2 in seen)) { seen[$2] = 1; o[++n] = $2 } }
-		END { for (i = 1; i <= n; i++) { split(v[o[i], "baseline"], b, " "); split(v[o[i], "patched"], p, " ")
-			if (b[1] > 0 && b[2] > 0 && b[3] > 0) printf "%s %.4f %.4f %.4f\n", o[i], p[1] / b[1], p[2] / b[3], p[3] / b[2] } }' "$tsv" >"$f.dat"
-	IFS=: read -r lbs lat qd mbps <<<"$s"
-	what="${lbs}-byte blocks, ${lat} us per command, queue depth ${qd}, mbps ${mbps}"
-	[ "$lbs" != disk ] || what="QEMU disk $lat (max_segments $qd)"
-	gnuplot <<GP
-set terminal pngcairo noenhanced size 1200,500 font ",11"
-set output "$f.png"
-set title "make bench: $what: time patched / baseline (below 1: faster)"
-set style fill solid 0.6 border -1
-set boxwidth 0.6
-set grid ytics
-set yrange [0:*]
-set ylabel "patched / baseline"
-set xtics rotate by -20
-plot "$f.dat" using 0:2:xtic(1) with boxes notitle lc rgb "#ee6677", \
-	"" using 0:2:3:4 with yerrorbars notitle lc rgb "black" pt 0, 1 notitle lc rgb "#4477aa" lw 2
-GP
+	ratios "$s" '^zero$' not >"$f.dat"
+	[ -s "$f.dat" ] && plot "$f.png" "$label, $run_date: $(setting_name "$s")" "$f.dat"
 done < <(awk -F'\t' 'NR > 1 && !seen[$1]++ { print $1 }' "$tsv")
+ratios "" '^zero$' >"$out/set-zero.dat.tmp"
+# (Short names on the x axis: LBS B/LAT us/qd QD, or the disk's name.)
+while read -r s r lo hi; do
+	IFS=: read -r lbs lat qd mbps <<<"$s"
+	if [ "$lbs" = disk ]; then n=$lat; else n="${lbs}B/${lat}us/qd$qd$( [ "$mbps" = 0 ] || echo "/${mbps}MiBps")"; fi
+	echo "$n $r $lo $hi"
+done <"$out/set-zero.dat.tmp" >"$out/set-zero.dat"
+rm -f "$out/set-zero.dat.tmp"
+[ -s "$out/set-zero.dat" ] && plot "$out/set-zero.png" "$label, $run_date: BLKZEROOUT without Write Zeroes, every setting" "$out/set-zero.dat"
 
+if [ $# -ge 4 ]; then
+	rm -f "$3/$4"-*.png
+	for f in "$out"/set-*.png; do cp "$f" "$3/$4-${f##*/set-}"; done
+	echo "bench-report: plots copied to $3/$4-*.png"
+fi
 cat "$table"
 echo "bench-report: $table, $tsv, $(find "$out" -maxdepth 1 -name 'set-*.png' | wc -l) plots"
