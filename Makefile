@@ -163,9 +163,11 @@ help:
 all: run-patched
 	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
 
-## deps: install, with apt-get, what the workbench needs and is missing
+## deps: install, with apt-get, what building and booting a kernel needs
+## and is missing (each target adds what it needs: scripts/deps.sh)
+## NO_DEPS=0: 1 installs nothing, naming what is missing
 deps:
-	@$(S)/deps.sh
+	@$(S)/deps.sh base $(if $(and $(filter 6.12,$(BASE)),$(if $(LINUX_TARBALL)$(KERNEL_TREE),,x)),backport)
 
 ## trees: the kernel sources (once), the unpatched and patched worktrees
 trees: deps
@@ -480,6 +482,7 @@ fstests:
 # The workbench's own tools, whatever the base: shellcheck, and its
 # scanners and summaries on recorded logs.
 tool-checks: deps
+	@$(S)/deps.sh host
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
 	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/, guest/ and .ci/run" \
 		shellcheck -x $(S)/*.sh guest/init guest/*/*.sh \
@@ -498,6 +501,7 @@ README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt kunit)
 ## git am, the README's command blocks, KERNEL_TREE's, each mail through a
 ## local SMTP server and b4 am
 host-checks: apply
+	@$(S)/deps.sh host
 	@mkdir -p $(T) && rm -f $(T)/host.tap
 	@$(S)/tap-run.sh $(T)/host.tap "repo copies of added files match the series" \
 		$(S)/check-series-sync.sh $(PATCHED) $$(cat $(B)/base-commit) $(abspath $(PATCHES))
@@ -540,7 +544,11 @@ TEST_TAP := $(call test_tap,$(T)) $(KUNIT_ARM64_TAP)
 # (those the baseline proof runs) and KUnit, and its baseline's proof.
 # make BASE=6.12 test adds its bystander and debug boots (test-all runs
 # it): CI's 90 minutes do not hold both bases whole.
-BACKPORT   := $(MAKE) --no-print-directory BASE=6.12
+## BACKPORT_TARBALL=FILE: from 7.1, the 6.12 sources of make test's and
+## test-all's backport steps (default Debian's linux-source-6.12):
+## LINUX_TARBALL and KERNEL_TREE name 7.1's
+## BACKPORT_TREE=DIR: or a git tree at 6.12
+BACKPORT   := $(MAKE) --no-print-directory BASE=6.12 LINUX_TARBALL=$(BACKPORT_TARBALL) KERNEL_TREE=$(BACKPORT_TREE)
 BACKPORT_T := $(abspath build/6.12/test)
 ifeq ($(BASE),7.1)
 BACKPORT_TAP := backport-host=$(BACKPORT_T)/host.tap backport=$(BACKPORT_T)/patched.tap \
@@ -564,6 +572,7 @@ run-backport:
 # qemu-system-aarch64): the O(1) answers of the direct I/O patches are
 # stated in PAGE_SIZE, and the grids check them against the walk there.
 kunit-arm64: apply deps
+	@$(S)/deps.sh arm64
 	@$(S)/kunit-arm64.sh $(PATCHED) $(B)/kunit-arm64 $(ARM64_PAGES)
 
 # make arm64: the patched and the unpatched kernel of this base for arm64
@@ -606,13 +615,13 @@ $(A64_RUNS) $(A64_BT_RUNS) arm64-initramfs arm64-blktests-build: export WB_ARCH 
 $(A64_RUNS): export APPEND := kunit.enable=0
 ## arm64-initramfs: make arm64's initramfs (Debian's arm64 programs)
 arm64-initramfs: apply deps
-	@$(S)/deps.sh arm64
+	@$(S)/deps.sh arm64-ksft
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
 	@$(S)/arm64-userland.sh $(A64)/userland busybox-static libc-bin $$(. $(S)/lib.sh && wb_list config/blktests.packages)
 	@WB_USERLAND=$(A64_USERLAND) $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
 
 arm64-blktests-build: deps
-	@$(S)/deps.sh arm64
+	@$(S)/deps.sh arm64-ksft
 	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(A64)/blktests patches/blktests
 
 $(A64_BT_RUNS): run-arm64-blktests-%: run-arm64-% arm64-blktests-build
@@ -727,6 +736,7 @@ SEND_612_REFUSAL := send: BASE=6.12 is a backport of features for those who appl
 ## what get_maintainer.pl names for it; on 7.1 the reply to Tal Zussman's
 ## fix, then the mails fixes, zeroing and dio
 send: $(if $(REPORT),trees,apply)
+	@$(S)/deps.sh host
 	@$(if $(and $(filter 6.12,$(BASE)),$(if $(REPORT),,$(filter-out blktests,$(or $(SERIES),all)))),\
 		echo "$(SEND_612_REFUSAL)" >&2; exit 1)
 	@$(if $(or $(REPORT),$(SERIES)),,for r in $(REPLIES); do $(S)/send-report.sh $(B) $$r $(SEND_TO) || exit 1; done)
@@ -736,6 +746,7 @@ send: $(if $(REPORT),trees,apply)
 
 ## bench-initramfs: make bench's initramfs
 bench-initramfs: initramfs
+	@$(S)/deps.sh bench
 	@$(S)/guest-initramfs.sh $(INITRAMFS) $(PATCHED)/tools/testing/selftests guest/bench \
 		$(BENCH)/initramfs.cpio
 
@@ -814,6 +825,7 @@ DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
 ## results of this base (build/BASE/bench): a plot per setting and one of
 ## the zeroout, titled with the base, series, date and setting
 bench-plots:
+	@$(S)/deps.sh bench
 	@$(S)/bench-report.sh $(BENCH) "$(BENCH_LABEL)" docs/bench $(BASE)-series >/dev/null
 
 ## dio-table: bios and requests of 64 MiB O_DIRECT reads per buffer layout
