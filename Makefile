@@ -512,7 +512,7 @@ host-checks: apply
 	@$(foreach c,$(README_CHECKS),$(S)/tap-run.sh $(T)/host.tap "README: the $(c) block as written" \
 		$(S)/readme-check.sh $(B) README.md $(c);)
 	@$(S)/tap-run.sh $(T)/host.tap "README and docs/ name only targets, variables and files that exist" \
-		$(S)/docs-check.sh $(PATCHED) README.md docs/*.md
+		$(S)/docs-check.sh $(PATCHED) README.md docs/*.md $(wildcard */README.md)
 	@for d in $(MAIL_SETS); do \
 		$(S)/tap-run.sh $(T)/host.tap "make send of $$d through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives its patches" \
 			$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $$d; \

@@ -5,7 +5,8 @@
 # (wb_added_copy: its kernel path, or PATCHDIR/added/ for a second series),
 # or if the repository holds a file under block/, tools/, Documentation/
 # or PATCHDIR/added/ that the series does not add (block/, tools/ and
-# Documentation/ only for the repository's own patches/). The patches are
+# Documentation/ only for the repository's own patches/; their README.md,
+# which says what the folder holds, aside). The patches are
 # the one source of truth; run "make series" after changing the branch.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -33,6 +34,8 @@ else
 fi
 while read -r f; do
 	f=${f#"$strip"}
+	# (The note at the top of each folder that says what its files are.)
+	[[ $f =~ ^(block|tools|Documentation)/README\.md$ ]] && continue
 	grep -qxF "$f" <<<"$added" || {
 		echo "check-series-sync: $f is in the repo but no patch adds it" >&2
 		bad=1
