@@ -19,8 +19,10 @@
 ## (default ../shared/linux-7.0.tar.xz), with LINUX_7_1_PATCH
 ## LINUX_7_1_PATCH=FILE: patch-7.0-7.1.5.xz (default ../shared/)
 ## EXTRA_CONFIG=FILE: a config fragment added to every kernel
-## ACCEL=tcg: kvm runs the guests under KVM (it hung them on the machine
-## this was written on); make bench always uses TCG
+## ACCEL=auto: the guests' QEMU accelerator: KVM where a probe boot under it
+## works (scripts/kvm-probe.sh; it hung guests on the machine this was
+## written on), else TCG; make bench and arm64 always TCG; kvm or tcg forces one
+## PROBE_SECS=20: how long the KVM probe boot may take
 ## TIMEOUT=SECONDS: a guest's limit (default 1800; longer for the debug,
 ## bystander, blktests and fstests boots)
 ## MEM=SIZE: a guest's memory (2G; 3G for the boots that need it)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: scripts/boot.sh BZIMAGE INITRAMFS RUNDIR [COMMAND]
-# Boots BZIMAGE under QEMU (TCG, one host thread for both vCPUs: see
-# below; ACCEL=kvm to opt in) with SMP (default 2) vCPUs, MEM
+# Boots BZIMAGE under QEMU (KVM where it works, else TCG with one host
+# thread for both vCPUs: see below; ACCEL= names one) with SMP (default 2) vCPUs, MEM
 # (default 2G) of memory and the NVMe namespaces of config/nvme.topology
 # (TOPOLOGY= another file; a line whose options are "ahci" is a SATA disk
 # on an AHCI controller of its own instead, serial and model wb-NAME),
@@ -35,7 +35,15 @@ timeout=${TIMEOUT:-1800}
 # probes): 2 of 4 make test runs, in the guards' dio_io. One thread runs
 # the vCPUs in turn, and a patch is seen whole; the guests were no slower
 # on this 2-core machine (dio_align 84 and 94 s against 104 and 112 s).
-accel=${ACCEL:-tcg,thread=single}
+# Without ACCEL: KVM where it works on this host (scripts/kvm-probe.sh),
+# else TCG; TCG always with ICOUNT, which KVM cannot count, and for arm64.
+if [ -n "${ACCEL:-}" ]; then
+	accel=$ACCEL
+elif [ -n "${ICOUNT:-}" ] || [ "${WB_ARCH:-x86_64}" != x86_64 ]; then
+	accel=tcg,thread=single
+else
+	accel=$("$here/kvm-probe.sh" "$kernel")
+fi
 mkdir -p "$rundir"
 rm -f "$rundir"/*.img "$rundir/console.log" "$rundir/output.log"
 

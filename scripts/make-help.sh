@@ -16,7 +16,7 @@ set -euo pipefail
 mk=$1 mode=${2:-}
 scripts=$(dirname "$0")
 # Set by the Makefile for its scripts, never by a user.
-INTERNAL="APPEND DISKS MODULES_OWN_PARAMS NAME PROOF_SKIP_OK TMPDIR WB_ARCH WB_USERLAND"
+INTERNAL="APPEND DISKS HOME MODULES_OWN_PARAMS NAME PROOF_SKIP_OK TMPDIR WB_ARCH WB_USERLAND"
 
 # entries: "kind<TAB>name<TAB>text" per entry, text joined by spaces.
 entries() {
