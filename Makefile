@@ -488,7 +488,7 @@ tool-checks: deps
 	@mkdir -p $(T) && rm -f $(T)/tools.tap
 	@$(S)/tap-run.sh $(T)/tools.tap "shellcheck of scripts/, guest/ and .ci/run" \
 		shellcheck -x $(S)/*.sh guest/init guest/*/*.sh \
-		guest/blktests/bin/udevadm guest/blktests/bin/modprobe guest/fstests/bin/dmsetup .ci/run
+		guest/blktests/bin/udevadm guest/blktests/bin/modprobe guest/blktests/bin/sudo guest/fstests/bin/dmsetup .ci/run
 	@$(S)/tap-run.sh $(T)/tools.tap "console scanner and TAP summary on recorded logs" \
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/tools.tap "make help: every target and variable has its entry" \
