@@ -802,7 +802,8 @@ bench-trim: bench-kernels bench-initramfs
 	@$(S)/trim-variant.sh $(PATCHED) $(TRIM_TREE) $(TRIM_SHIFT)
 	$(call variant,$(TRIM_TREE),$(TRIM_TREE)/obj-bench,config/bench.config)
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_PATCHED) $(TRIM_TREE)/obj-bench/arch/x86/boot/bzImage \
-		$(BENCH)/initramfs.cpio $(B)/bench-trim$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim$(RUN_TAG); exit $$rc
+		$(BENCH)/initramfs.cpio $(B)/bench-trim$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-trim$(RUN_TAG) \
+		"Linux $(BASE): the series' trim (1/16) against tails up to 1/2^$(TRIM_SHIFT)"; exit $$rc
 
 # make bench-prefix UPTO=N: the same bench with the series' first N
 # patches as "patched" (scripts/series-prefix.sh: a worktree of the
@@ -818,17 +819,20 @@ bench-prefix: bench-kernels bench-initramfs
 	@UNKNOWN_OK=1 $(S)/kconfig.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench $(fragments) config/bench.config
 	@$(S)/build-kernel.sh $(UPTO_TREE) $(UPTO_TREE)/obj-bench
 	@rc=0; QUICK=$(QUICK) DISKS="$(BENCH_DISKS)" $(S)/bench-run.sh $(BENCH_BZ_BASE) $(UPTO_TREE)/obj-bench/arch/x86/boot/bzImage \
-		$(BENCH)/initramfs.cpio $(B)/bench-upto-$(UPTO)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-upto-$(UPTO)$(RUN_TAG); exit $$rc
+		$(BENCH)/initramfs.cpio $(B)/bench-upto-$(UPTO)$(RUN_TAG) || rc=$$?; $(S)/bench-report.sh $(B)/bench-upto-$(UPTO)$(RUN_TAG) \
+		"Linux $(BASE): the first $(UPTO) patches of $(PATCHES) against the unpatched kernel"; exit $$rc
 
 # The split trim's counts: one boot of each kernel, dio_table's 64 MiB
 # reads from four buffer layouts at each limit of DIO_TABLE_KB.
 DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
 ## bench-plots: docs/bench/BASE-series-*.png anew from make bench's last
-## results of this base (build/BASE/bench): a plot per setting and one of
-## the zeroout, titled with the base, series, date and setting
+## results of this base (build/BASE/bench; QUICK=1: bench-quick, plots
+## BASE-series-quick-*.png): a plot per setting and one of the zeroout,
+## titled with the base, series, date and setting
 bench-plots:
 	@$(S)/deps.sh bench
-	@$(S)/bench-report.sh $(BENCH) "$(BENCH_LABEL)" docs/bench $(BASE)-series >/dev/null
+	@$(S)/bench-report.sh $(BENCH)$(RUN_TAG) "$(BENCH_LABEL)$(if $(RUN_TAG), (make bench$(if $(filter 1,$(QUICK)), QUICK=1: one round)$(if $(SETTINGS), SETTINGS=$(SETTINGS))))" \
+		docs/bench $(BASE)-series$(RUN_TAG) >/dev/null
 
 ## dio-table: bios and requests of 64 MiB O_DIRECT reads per buffer layout
 ## and max_sectors_kb (DIO_TABLE_KB), unpatched and patched

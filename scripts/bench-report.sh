@@ -143,7 +143,7 @@ label=${2:-${out##*/}}
 while read -r s; do
 	f=$out/set-${s//:/-}
 	ratios "$s" '^zero$' not >"$f.dat"
-	[ -s "$f.dat" ] && plot "$f.png" "$label, $run_date: $(setting_name "$s")" "$f.dat"
+	[ -s "$f.dat" ] && plot "$f.png" "$label, $run_date\\n$(setting_name "$s")" "$f.dat"
 done < <(awk -F'\t' 'NR > 1 && !seen[$1]++ { print $1 }' "$tsv")
 ratios "" '^zero$' >"$out/set-zero.dat.tmp"
 # (Short names on the x axis: LBS B/LAT us/qd QD, or the disk's name.)
@@ -153,7 +153,7 @@ while read -r s r lo hi; do
 	echo "$n $r $lo $hi"
 done <"$out/set-zero.dat.tmp" >"$out/set-zero.dat"
 rm -f "$out/set-zero.dat.tmp"
-[ -s "$out/set-zero.dat" ] && plot "$out/set-zero.png" "$label, $run_date: BLKZEROOUT without Write Zeroes, every setting" "$out/set-zero.dat"
+[ -s "$out/set-zero.dat" ] && plot "$out/set-zero.png" "$label, $run_date\\nBLKZEROOUT without Write Zeroes, every setting" "$out/set-zero.dat"
 
 if [ $# -ge 4 ]; then
 	rm -f "$3/$4"-*.png

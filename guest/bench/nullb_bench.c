@@ -18,8 +18,9 @@
  *             series acts; 384, where its 1/16 rule keeps the 256 KiB
  *             tails; 64 and 128 KiB, which divide the bio
  *   write-96  the same as a write
- *   vec-60    the read at 60 KiB as a preadv() of segments of 16 pages
- *             (an iovec: the same bios)
+ *   vec-K     the read as a preadv() of segments of 16 pages (an iovec:
+ *             the same bios), at 60 KiB and at the default, where bios
+ *             and requests are the same on both kernels
  *   thp-60    the read from a THP-backed buffer (one bio)
  *   bio1m     64 reads of 1 MiB from single pages (one bio each)
  *   ublk-32   1024 reads of 64 KiB at 32 KiB (the 2023 posting's ublk case)
@@ -80,6 +81,7 @@ static const struct bench_case {
 	{ "single-128", READ_SINGLE, 128, 1 },
 	{ "write-96", WRITE_SINGLE, 96, 1 },
 	{ "vec-60", READ_VEC, 60, 1 },
+	{ "vec-def", READ_VEC, 0, 1 },
 	{ "thp-60", READ_THP, 60, 1 },
 	{ "bio1m", READ_SINGLE, 0, 64 },
 	{ "ublk-32", READ_SINGLE, 32, 1024 },
