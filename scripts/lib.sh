@@ -240,6 +240,19 @@ wb_changed_files() {
 	git -C "$1" diff --name-only "$2" HEAD | sort
 }
 
+# wb_files_differ REPO DIR FILE...: those FILEs (paths in REPO) whose
+# content in the checkout DIR is not REPO's HEAD's (a file missing on one
+# side differs), one a line.
+wb_files_differ() {
+	local repo=$1 dir=$2 f a b
+	shift 2
+	for f in "$@"; do
+		a=$(git -C "$repo" rev-parse -q --verify "HEAD:$f" || echo deleted)
+		b=$( [ -e "$dir/$f" ] && git hash-object "$dir/$f" || echo deleted)
+		[ "$a" = "$b" ] || echo "$f"
+	done
+}
+
 # wb_sparse_worktree REPO DIR BASE: DIR made again as a worktree of REPO,
 # detached at BASE, with only the files REPO's HEAD changes since BASE on
 # disk (a sparse checkout; the index holds the whole tree): enough to

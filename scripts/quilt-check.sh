@@ -27,11 +27,10 @@ if [ "$got" != "$want" ]; then
 	diff <(echo "$want") <(echo "$got") | sed 's/^/  /' >&2
 	exit 1
 fi
-bad=0
-for f in $want; do
-	a=$(git -C "$patched" rev-parse -q --verify "HEAD:$f" || echo deleted)
-	b=$( [ -e "$f" ] && git hash-object "$f" || echo deleted)
-	[ "$a" = "$b" ] || { echo "quilt-check: $f differs between quilt push -a and git am" >&2; bad=1; }
-done
-[ $bad -eq 0 ] || exit 1
+# shellcheck disable=SC2086 # want: file names, one a word
+differ=$(wb_files_differ "$patched" . $want)
+if [ -n "$differ" ]; then
+	sed 's/^/quilt-check: /; s/$/ differs between quilt push -a and git am/' <<<"$differ" >&2
+	exit 1
+fi
 echo "quilt-check: quilt push -a of ${#wb_patches[@]} patches changes the same $(wc -w <<<"$want") files as git am, to the same content"

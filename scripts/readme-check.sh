@@ -41,15 +41,14 @@ git-am|quilt)
 		[ "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')" ] ||
 			{ echo "readme-check: git am gave another tree than linux-patched's" >&2; exit 1; }
 	else
-		bad=0
-		for f in $(wb_changed_files "$patched" "$release"); do
-			a=$(git -C "$patched" rev-parse -q --verify "HEAD:$f" || echo deleted)
-			b=$( [ -e "$tree/$f" ] && git hash-object "$tree/$f" || echo deleted)
-			[ "$a" = "$b" ] || { echo "readme-check: quilt: $f differs from linux-patched's" >&2; bad=1; }
-		done
-		[ $bad = 0 ] || exit 1
+		# shellcheck disable=SC2046 # file names, one a word
+		differ=$(wb_files_differ "$patched" "$tree" $(wb_changed_files "$patched" "$release"))
+		if [ -n "$differ" ]; then
+			sed 's/^/readme-check: quilt: /; s/$/ differs from linux-patched'"'"'s/' <<<"$differ" >&2
+			exit 1
+		fi
 	fi
-	echo "readme-check: $name gives linux-patched's tree ($(wb_changed_files "$patched" "$release" | wc -l) files)"
+	echo "readme-check: $name gives linux-patched's tree"
 	;;
 kunit)
 	mkdir -p "$build/test"
