@@ -15,13 +15,12 @@ set -euo pipefail
 
 repo=$(realpath "$(dirname "$0")/..")
 # What the series' kselftests and blktests cases read from the
-# environment, and kbuild's variables the workbench refuses (naming
-# what to use instead).
-# And the environment of other programs the documents explain (dmsetup,
-# quilt, the README's W).
+# environment, kbuild's variables the workbench refuses (naming what to
+# use instead), and the environment of other programs the documents
+# explain (dmsetup, quilt, the README's W).
 OTHER_VARS="BLK_TEST_DEV BLK_TEST_DESTROY BLK_PROOFS TEST_DEVS O V CC ARCH W QUILT_PATCHES QUILT_SERIES DM_DISABLE_UDEV WB_ARCH"
 kernel=$1; shift
-entries=$("$repo/scripts/make-help.sh" "$repo/Makefile" | sed -nE 's/^  ([^ ]+).*/\1/p')
+entries=$("$repo/scripts/make-help.sh" "$repo/Makefile" --names)
 targets=$(grep -v '=' <<<"$entries")
 vars=$( { sed -n 's/=.*//p' <<<"$entries"; sed -nE 's/^([A-Z][A-Z0-9_]*) *[:?+]?=.*/\1/p' "$repo/Makefile"; } | sort -u)
 bad=0

@@ -1,11 +1,12 @@
 #!/bin/bash
-# Usage: scripts/make-help.sh MAKEFILE [--check]
+# Usage: scripts/make-help.sh MAKEFILE [--check|--names]
 # make help: prints the targets and the variables from the Makefile's
 # "## " comments, the only place they are described. An entry is a run of
 # "## " lines; its first line is "## NAME: text" for a target (NAME, a
 # rule of MAKEFILE) or "## VAR=VALUE: text" for a variable (VALUE its
 # default or the kind of value it takes), and starts a new entry; the
 # lines after continue the text.
+# --names: each entry's NAME or VAR=VALUE, one a line (scripts/docs-check.sh).
 # --check (in make test's tool checks): fails, naming each, if an entry
 # names a target MAKEFILE has no rule for, a target of .PHONY has no
 # entry, or a variable the workbench reads has none: a "?=" variable of
@@ -37,6 +38,10 @@ entries() {
 		END { flush() }' "$1"
 }
 
+if [ "$mode" = --names ]; then
+	entries "$mk" | cut -f2
+	exit 0
+fi
 if [ "$mode" != --check ]; then
 	cols=${COLUMNS:-80}
 	for kind in target var; do
