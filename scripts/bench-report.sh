@@ -145,14 +145,12 @@ while read -r s; do
 	ratios "$s" '^zero$' not >"$f.dat"
 	[ -s "$f.dat" ] && plot "$f.png" "$label, $run_date\\n$(setting_name "$s")" "$f.dat"
 done < <(awk -F'\t' 'NR > 1 && !seen[$1]++ { print $1 }' "$tsv")
-ratios "" '^zero$' >"$out/set-zero.dat.tmp"
 # (Short names on the x axis: LBS B/LAT us/qd QD, or the disk's name.)
-while read -r s r lo hi; do
+ratios "" '^zero$' | while read -r s r lo hi; do
 	IFS=: read -r lbs lat qd mbps <<<"$s"
 	if [ "$lbs" = disk ]; then n=$lat; else n="${lbs}B/${lat}us/qd$qd$( [ "$mbps" = 0 ] || echo "/${mbps}MiBps")"; fi
 	echo "$n $r $lo $hi"
-done <"$out/set-zero.dat.tmp" >"$out/set-zero.dat"
-rm -f "$out/set-zero.dat.tmp"
+done >"$out/set-zero.dat"
 [ -s "$out/set-zero.dat" ] && plot "$out/set-zero.png" "$label, $run_date\\nBLKZEROOUT without Write Zeroes, every setting" "$out/set-zero.dat"
 
 if [ $# -ge 4 ]; then
