@@ -118,7 +118,10 @@ INITRAMFS  := $(B)/initramfs.cpio
 KSFT       := $(B)/kselftest
 T          := $(B)/test
 BENCH      := $(B)/bench
-BENCH_LABEL = Linux $(BASE): $(PATCHES) against the unpatched kernel
+# What a make bench run compared, for its report's plots (and make
+# bench-plots'): with QUICK or SETTINGS, say so.
+BENCH_LABEL = Linux $(BASE): $(PATCHES) against the unpatched kernel$(if $(RUN_TAG), (make bench$(if \
+	$(filter 1,$(QUICK)), QUICK=1: one round)$(if $(SETTINGS), SETTINGS=$(SETTINGS))))
 QUICK      ?=
 # The workbench's guard tests first (zeroout_first_use needs a boot in
 # which nothing took the huge zero folio yet), then the series' own:
@@ -831,8 +834,7 @@ DIO_TABLE_KB ?= 60 64 96 128 384 508 1280 4096
 ## titled with the base, series, date and setting
 bench-plots:
 	@$(S)/deps.sh bench
-	@$(S)/bench-report.sh $(BENCH)$(RUN_TAG) "$(BENCH_LABEL)$(if $(RUN_TAG), (make bench$(if $(filter 1,$(QUICK)), QUICK=1: one round)$(if $(SETTINGS), SETTINGS=$(SETTINGS))))" \
-		docs/bench $(BASE)-series$(RUN_TAG) >/dev/null
+	@$(S)/bench-report.sh $(BENCH)$(RUN_TAG) "$(BENCH_LABEL)" docs/bench $(BASE)-series$(RUN_TAG) >/dev/null
 
 ## dio-table: bios and requests of 64 MiB O_DIRECT reads per buffer layout
 ## and max_sectors_kb (DIO_TABLE_KB), unpatched and patched
