@@ -620,13 +620,13 @@ $(A64_RUNS) $(A64_BT_RUNS) arm64-initramfs arm64-blktests-build: export WB_ARCH 
 $(A64_RUNS): export APPEND := kunit.enable=0
 ## arm64-initramfs: make arm64's initramfs (Debian's arm64 programs)
 arm64-initramfs: apply deps
-	@$(S)/deps.sh arm64-ksft
+	@$(S)/deps.sh arm64 arm64-ksft
 	@$(S)/build-selftests.sh $(PATCHED) $(PATCHED)/obj-arm64 $(A64)/kselftest block
 	@$(S)/arm64-userland.sh $(A64)/userland busybox-static libc-bin $$(. $(S)/lib.sh && wb_list config/blktests.packages)
 	@WB_USERLAND=$(A64_USERLAND) $(S)/initramfs.sh $(A64)/kselftest $(A64)/initramfs.cpio
 
 arm64-blktests-build: deps
-	@$(S)/deps.sh arm64-ksft
+	@$(S)/deps.sh arm64 arm64-ksft
 	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(A64)/blktests patches/blktests
 
 $(A64_BT_RUNS): run-arm64-blktests-%: run-arm64-% arm64-blktests-build

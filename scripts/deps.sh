@@ -8,7 +8,8 @@
 #   backport  Debian's linux-source-6.12 (BASE=6.12, and make test from
 #             7.1, without LINUX_TARBALL or KERNEL_TREE)
 #   arm64     the arm64 QEMU and compiler (KUnit on arm64)
-#   arm64-ksft  and the arm64 C library and C++ compiler (make arm64)
+#   arm64-ksft  the arm64 C library and C++ compiler (make arm64, with
+#             arm64)
 #   bench     gnuplot (make bench's plots)
 #   check     make check's compilers (cross gcc, clang WB_LLVM) and the
 #             checkpatch SPDX check's Python modules; not for
@@ -33,8 +34,7 @@ for group in "${@:-base}"; do
 		       libio-socket-ssl-perl b4 python3-aiosmtpd) ;;
 	backport) pkgs+=(linux-source-6.12) ;;
 	arm64)	pkgs+=(qemu-system-arm gcc-aarch64-linux-gnu) ;;
-	arm64-ksft) pkgs+=(qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-		       g++-aarch64-linux-gnu) ;;
+	arm64-ksft) pkgs+=(libc6-dev-arm64-cross g++-aarch64-linux-gnu) ;;
 	bench)	pkgs+=(gnuplot-nox) ;;
 	check)	pkgs+=(sparse python3-ply python3-git)
 		wb_bool CHECKPATCH_ONLY || pkgs+=(gcc-i686-linux-gnu gcc-riscv64-linux-gnu
