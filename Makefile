@@ -683,12 +683,13 @@ test:
 # make test, then every kselftest on the plain kernel's NVMe boot (make
 # all), the THP-off kernel, make blktests, make fstests (7.1), make arm64
 # and, from 7.1, make BASE=6.12
-# test, even if make test failed; one summary (of blktests, its rule:
+# test and make BASE=6.12 blktests, even if make test failed; one summary (of blktests, its rule:
 # failures on both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
-BACKPORT_ALL_TAP := $(if $(BACKPORT_TAP),$(addprefix backport-,$(call test_tap,$(BACKPORT_T))))
+BACKPORT_ALL_TAP := $(if $(BACKPORT_TAP),$(addprefix backport-,$(call test_tap,$(BACKPORT_T))) \
+	backport-blktests=$(BACKPORT_T)/blktests-rule.tap)
 ## test-all: test, then all, test-nothp, blktests, fstests, arm64 and (from
-## 7.1) make BASE=6.12 test, one summary
+## 7.1) make BASE=6.12 test and blktests, one summary
 test-all:
 	@rc=0; $(MAKE) --no-print-directory test || rc=1; \
 	$(MAKE) --no-print-directory all || rc=1; \
@@ -696,7 +697,7 @@ test-all:
 	$(MAKE) --no-print-directory blktests || rc=1; \
 	$(if $(filter 7.1,$(BASE)),$(MAKE) --no-print-directory fstests || rc=1;) \
 	$(MAKE) --no-print-directory arm64 || rc=1; \
-	$(if $(BACKPORT_TAP),$(BACKPORT) test || rc=1;) \
+	$(if $(BACKPORT_TAP),$(BACKPORT) test || rc=1; $(BACKPORT) blktests || rc=1;) \
 	$(S)/tap-summary.sh $(filter-out patched=% kunit=%,$(TEST_TAP)) $(ALL_TAP) $(NOTHP_TAP) \
 		blktests=$(T)/blktests-rule.tap $(if $(filter 7.1,$(BASE)),fstests=$(T)/fstests-rule.tap) $(ARM64_TAP) $(BACKPORT_ALL_TAP) || rc=1; exit $$rc
 
