@@ -20,12 +20,14 @@ start=$(date +%s)
 [ -f "$ksft/kselftest-list.txt" ] || { echo "guards: $ksft has no kselftest-list.txt (run scripts/build-selftests.sh first)" >&2; exit 1; }
 rm -rf "$obj/guards" "$ksft/blk_guards"
 mkdir -p "$obj/guards"
-if ! make "${args[@]}" INSTALL_PATH="$ksft/blk_guards" install >"$log" 2>&1; then
+# MAKEFLAGS emptied: a parent make -j gives a script no jobserver, and
+# its makes would warn so.
+if ! MAKEFLAGS='' make "${args[@]}" INSTALL_PATH="$ksft/blk_guards" install >"$log" 2>&1; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	echo "guards: build of $src FAILED, full log: $log" >&2
 	exit 1
 fi
 sed -i '/^blk_guards:/d' "$ksft/kselftest-list.txt"
-make -s --no-print-directory "${args[@]}" COLLECTION=blk_guards emit_tests \
+MAKEFLAGS='' make -s --no-print-directory "${args[@]}" COLLECTION=blk_guards emit_tests \
 	>>"$ksft/kselftest-list.txt"
 echo "guards: $(grep -c '^blk_guards:' "$ksft/kselftest-list.txt") tests installed in $ksft/blk_guards in $(( $(date +%s) - start ))s"

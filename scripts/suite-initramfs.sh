@@ -48,7 +48,8 @@ stage=$(realpath "$(mktemp -d "$(dirname "$out")/$name-stage.XXXXXX")")
 trap 'rm -rf "$stage" "$out.guest"' EXIT
 modules=no
 if grep -qx CONFIG_MODULES=y "$obj/.config"; then
-	make -s -C "$obj" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+	# MAKEFLAGS emptied as in build-guards.sh (no jobserver for a script)
+	MAKEFLAGS='' make -s -C "$obj" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 	modules=yes
 fi
 mkdir -p "$stage/opt" "$stage/usr/bin"
