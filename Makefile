@@ -682,9 +682,9 @@ test:
 
 # make test, then every kselftest on the plain kernel's NVMe boot (make
 # all), the THP-off kernel, make blktests, make fstests (7.1), make arm64
-# and, from 7.1, make BASE=6.12
-# test and make BASE=6.12 blktests, even if make test failed; one summary (of blktests, its rule:
-# failures on both kernels are listed by make blktests, not counted).
+# and, from 7.1, make BASE=6.12 test and make BASE=6.12 blktests, even
+# if make test failed; one summary (of blktests, its rule: failures on
+# both kernels are listed by make blktests, not counted).
 ALL_TAP := all=$(T)/patched.tap all-kunit=$(T)/patched/console.log
 BACKPORT_ALL_TAP := $(if $(BACKPORT_TAP),$(addprefix backport-,$(call test_tap,$(BACKPORT_T))) \
 	backport-blktests=$(BACKPORT_T)/blktests-rule.tap)
