@@ -504,7 +504,7 @@ tool-checks: deps
 README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt kunit)
 ## host-checks: the repository's copies of the added files, quilt against
 ## git am, the README's command blocks, KERNEL_TREE's, each mail through a
-## local SMTP server and b4 am
+## local SMTP server and b4 am, each mail built alone on its base
 host-checks: apply
 	@$(S)/deps.sh host
 	@mkdir -p $(T) && rm -f $(T)/host.tap
@@ -522,6 +522,8 @@ host-checks: apply
 		$(S)/tap-run.sh $(T)/host.tap "make send of $$d through a local SMTP server: threading, per-patch recipients, the sender's From: and sign-off, b4 am then git am of the mails gives its patches" \
 			$(S)/test-send.sh $(B) $$(cat $(B)/base-commit) $$d; \
 	done
+	@$(if $(filter 7.1,$(BASE)),$(S)/tap-run.sh $(T)/host.tap "each mail builds alone on the base its cover letter names (W=1)" \
+		$(S)/mail-build-check.sh $(B) $$(cat $(B)/base-commit) $(MAIL_SETS))
 	@$(S)/tap-run.sh $(T)/host.tap "make send REPORT=docs/io-wq: a dry run of the io-wq report, to io_uring's maintainer and list" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-report.sh $(B) docs/io-wq | grep -q "Cc: io-uring@vger.kernel.org"'
 	@$(foreach r,$(REPLIES),$(S)/tap-run.sh $(T)/host.tap "make send: a dry run of the reply $(r), In-Reply-To and To its thread, the Tested-by the sender's" \

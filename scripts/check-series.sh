@@ -15,6 +15,13 @@
 # The x86_64 targets use the workbench config (scripts/kconfig.sh with
 # config/qemu.config and the series' fragments), the cross targets
 # allnoconfig plus the lines below and the series' .kunitconfig files.
+# Two targets build as the build robots do where the others cannot:
+# intree in the source tree itself (no O=, so no -I of the source
+# directory either: a header found only through it fails there), in a
+# worktree of its own that follows the patches (linux-check-intree), and
+# kunit-m with CONFIG_KUNIT_ALL_TESTS=m (allmodconfig's choice, not the
+# .kunitconfig files' =y), which links vmlinux and the modules, so that
+# modpost fails a test module that uses a symbol nothing exports.
 # Prints one line per patch and check with its result and seconds, then
 # a verdict; exits 1 on any failure. Objects in linux-check/obj-TARGET,
 # logs in linux-check/logs. CHECK_TARGETS="x86_64 i386-thp" limits the
@@ -27,6 +34,8 @@ export LC_ALL=C
 # name           ARCH    compiler             config lines (cross targets)
 TARGETS=(
 	"x86_64          x86_64  gcc                  workbench"
+	"intree          x86_64  gcc-intree           CONFIG_64BIT=y"
+	"kunit-m         x86_64  gcc                  CONFIG_64BIT=y CONFIG_MODULES=y CONFIG_KUNIT_ALL_TESTS=m"
 	"clang           x86_64  llvm                 workbench"
 	"arm64-4k-thp    arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=y"
 	"arm64-4k-nothp  arm64   aarch64-linux-gnu-   CONFIG_ARM64_4K_PAGES=y CONFIG_TRANSPARENT_HUGEPAGE=n"
@@ -43,7 +52,7 @@ LLVM_SUFFIX=-$WB_LLVM
 
 build=$(realpath "$1") base=$2 dir=$(realpath "$3")
 here=$(realpath "$(dirname "$0")")
-tree=$(wb_tree "$build" check) logs=$tree/logs
+tree=$(wb_tree "$build" check) logs=$tree/logs intree=$(wb_tree "$build" check-intree)
 # One check per build directory: a second one would reset the worktree
 # under the first one's builds.
 exec 9>"$build/check.lock"
@@ -79,11 +88,20 @@ indent() {
 	fi | sed -n '1,20s/^/  | /p'
 }
 
+# Where target T's objects and .config are: its O= directory, or for
+# the in-tree target the source tree.
+objdir() { # target
+	if [ "${cc_of[$1]}" = gcc-intree ]; then echo "$intree"; else echo "$tree/obj-$1"; fi
+}
+
 # The kernel's make for a target, niced: the lead builds on the same cores.
 kmake() { # target, make arguments...
 	local t=$1; shift
 	local -a cc
 	case ${cc_of[$t]} in
+	gcc-intree)
+		nice -n 19 make -C "$intree" ARCH="${arch_of[$t]}" CC="ccache gcc" "$@"
+		return ;;
 	gcc) cc=(CC="ccache gcc") ;;
 	llvm) cc=(LLVM="$LLVM_SUFFIX" CC="ccache clang$LLVM_SUFFIX") ;;
 	*) cc=(CROSS_COMPILE="${cc_of[$t]}" CC="ccache ${cc_of[$t]}gcc") ;;
@@ -97,7 +115,9 @@ series_fragments() { # pattern...
 }
 
 configure() { # target
-	local t=$1 obj=$tree/obj-$1 log=$logs/config-$1.log
+	local t=$1 obj log=$logs/config-$1.log src=$tree
+	obj=$(objdir "$1")
+	[ "${cc_of[$t]}" != gcc-intree ] || src=$intree
 	mkdir -p "$obj"
 	if [ "${conf_of[$t]}" = workbench ]; then
 		mapfile -t frags < <(series_fragments '*.kunitconfig' 'tools/testing/selftests/*/config')
@@ -115,10 +135,16 @@ configure() { # target
 		*=n) echo "# ${line%=n} is not set" ;;
 		*) echo "$line" ;;
 		esac
-	done >"$obj/check.config"
-	mapfile -t frags < <(series_fragments '*.kunitconfig')
-	(cd "$tree" && ARCH=${arch_of[$t]} CROSS_COMPILE=${cc_of[$t]} nice -n 19 \
-		scripts/kconfig/merge_config.sh -n -O "$obj" "$obj/check.config" "${frags[@]}") >"$log" 2>&1 || return 1
+	done >"$logs/check-$t.config"
+	# kunit-m takes its tests' =m from KUNIT_ALL_TESTS, not the =y of
+	# the .kunitconfig files.
+	frags=()
+	[[ " ${conf_of[$t]} " == *" CONFIG_KUNIT_ALL_TESTS=m "* ]] ||
+		mapfile -t frags < <(series_fragments '*.kunitconfig')
+	local -a cross=()
+	[ "${cc_of[$t]}" = gcc-intree ] || cross=(CROSS_COMPILE="${cc_of[$t]}")
+	(cd "$src" && env ARCH="${arch_of[$t]}" "${cross[@]}" nice -n 19 \
+		scripts/kconfig/merge_config.sh -n -O "$obj" "$logs/check-$t.config" "${frags[@]}") >"$log" 2>&1 || return 1
 	! grep -A2 'Value requested for' "$log" >&2
 }
 
@@ -131,7 +157,7 @@ in_config() { # target, object
 	sym=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$mk" 2>/dev/null |
 		grep -E "^obj-(y|\\\$\\(CONFIG_[A-Z0-9_]+\\))[[:space:]]*[:+]?=.*[[:space:]]$(basename "$2")([[:space:]]|$)" |
 		head -n 1 | sed -nE 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/p' || true)
-	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$tree/obj-$1/.config"
+	[ -z "$sym" ] || grep -qE "^$sym=[ym]" "$(objdir "$1")/.config"
 }
 
 warnings() { # log: warnings and errors, without line numbers
@@ -147,7 +173,7 @@ build_check() { # target, state, label
 	for f in "${series_c[@]}"; do
 		[ -f "$tree/$f" ] || continue
 		o=${f%.c}.o
-		if in_config "$t" "$o"; then objs+=("$o"); rm -f "$tree/obj-$t/$o"; else skipped+=("$o"); fi
+		if in_config "$t" "$o"; then objs+=("$o"); rm -f "$(objdir "$t")/$o"; else skipped+=("$o"); fi
 	done
 	log=$logs/$s-$t.log
 	local -a extra=()
@@ -160,13 +186,19 @@ build_check() { # target, state, label
 	warnings "$log" >"$logs/$s-$t.warnings"
 	echo "${objs[*]}" >"$logs/$s-$t.objects"
 	local what="${#objs[@]} objects${skipped:+, not in config: ${skipped[*]}}"
+	# The modules' link: modpost names a symbol a module uses and
+	# nothing exports.
+	if [ $rc -eq 0 ] && [[ " ${conf_of[$t]} " == *" CONFIG_MODULES=y "* ]]; then
+		kmake "$t" -j"$jobs" all >>"$log" 2>&1 || rc=$?
+		what+=", vmlinux and modules linked"
+	fi
 	if [ $rc -ne 0 ]; then
 		result "$label $t" FAIL "$start" "build failed ($what), log $log:"
-		grep -E 'error|Error' "$log" | indent
+		grep -E 'error|Error|ERROR' "$log" | indent
 		return
 	fi
 	div=$(for o in "${objs[@]}"; do
-		"$(nm_of "$t")" -u "$tree/obj-$t/$o" | grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"
+		"$(nm_of "$t")" -u "$(objdir "$t")/$o" | grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"
 	done || true)
 	if [ -n "$div" ]; then
 		result "$label $t" FAIL "$start" "64-bit division by the libgcc helper, which the kernel does not link:"
@@ -273,6 +305,12 @@ checkpatch() { # patch file, label
 # exists).
 wb_worktree "$(wb_tree "$build" base)" "$tree" "$base" '/obj-*' /logs
 mkdir -p "$logs"
+# The in-tree target's worktree keeps its objects and .config across runs
+# (git clean -e): they are rebuilt as the sources change.
+[[ " ${names[*]} " != *" intree "* ]] ||
+	wb_worktree "$(wb_tree "$build" base)" "$intree" "$base" '*.o' '*.cmd' .config '/include/config' \
+		'/include/generated' '/arch/x86/include/generated' '/scripts' '/tools/objtool'
+
 
 # The kernel .c files the series touches: each target builds those at
 # every step. Kselftests are built by their own Makefile, below.
@@ -305,6 +343,7 @@ for p in "${wb_patches[@]}"; do
 		break
 	fi
 	result "$label git am" ok "$start" "$p"
+	[[ " ${names[*]} " != *" intree "* ]] || git -C "$intree" checkout -q --detach -f "$(git -C "$tree" rev-parse HEAD)"
 	reconf=0
 	git -C "$tree" diff --name-only HEAD~1 HEAD |
 		grep -qE '(^|/)Kconfig|\.kunitconfig$|^tools/testing/selftests/.*/config$' && reconf=1

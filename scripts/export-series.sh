@@ -48,7 +48,7 @@ git -C "$tree" diff --name-only --diff-filter=A "$base" HEAD | while read -r f; 
 done
 wb_applied_stamp "$tree" "$dir" write
 # The mails (PATCHDIR/mail/NAME/series) name patches by file: a renamed
-# patch must be named anew there. Their cover letters' prerequisite-patch-id
+# patch must be named anew there. Their cover letters' prerequisite
 # lines (the commits between the release and the mail's first patch) are
 # written anew from the tree, as the patches before a mail may have changed.
 release=$(cat "$(dirname "$tree")/release-commit" 2>/dev/null || true)
@@ -59,12 +59,12 @@ for m in "$dir"/mail/*/series; do
 	for p in "${wb_patches[@]}"; do
 		[ -f "$mail/$p" ] || { echo "export-series: $m names $p, which is gone: name the new file" >&2; exit 1; }
 	done
-	if [ -z "$release" ] || ! grep -q '^prerequisite-patch-id:' "$mail/0000-cover-letter.patch"; then
+	if [ -z "$release" ] || ! grep -qE '^prerequisite-(patch|message)-id:' "$mail/0000-cover-letter.patch"; then
 		continue
 	fi
 	wb_mail_set "$tree" "$base" "$mail"
-	ids=$(wb_patch_ids "$tree" "$release" "$wb_set_base" | sed 's/^/prerequisite-patch-id: /')
-	awk -v ids="$ids" '/^prerequisite-patch-id:/ { if (!done) print ids; done = 1; next } { print }' \
+	ids=$(wb_prereq_lines "$tree" "$release" "$wb_set_base" "$(wb_posted "$dir")")
+	awk -v ids="$ids" '/^prerequisite-(patch|message)-id:/ { if (!done) print ids; done = 1; next } { print }' \
 		"$mail/0000-cover-letter.patch" >"$mail/0000-cover-letter.patch.new"
 	mv "$mail/0000-cover-letter.patch.new" "$mail/0000-cover-letter.patch"
 done

@@ -288,14 +288,30 @@ wb_prereq_release() {
 		echo "$release"
 }
 
-# wb_patch_ids REPO FROM TO: the stable patch id of each commit of
-# FROM..TO in REPO, oldest first, one a line: what a cover letter's
-# "prerequisite-patch-id:" lines name (git format-patch --base).
-wb_patch_ids() {
-	local c
+# wb_prereq_lines REPO FROM TO [POSTED]: a cover letter's prerequisite
+# lines for the commits FROM..TO of REPO, oldest first, one a line: as
+# git format-patch --base writes them, "prerequisite-patch-id: ID" (the
+# stable patch id), but "prerequisite-message-id: <ID>" for a commit that
+# stands in for someone else's posted patch: one whose subject a line
+# "<message-id> subject" of the file POSTED names (the posting is the
+# prerequisite, not our port of it, which no public tree has).
+wb_prereq_lines() {
+	local c subj id
 	git -C "$1" rev-list --reverse "$2..$3" | while read -r c; do
-		git -C "$1" show "$c" | git patch-id --stable | sed 's/ .*//'
+		subj=$(git -C "$1" log -1 --format=%s "$c")
+		id=$(awk -v s="$subj" 'substr($0, index($0, " ") + 1) == s { print $1; exit }' "${4:-/dev/null}" 2>/dev/null)
+		if [ -n "$id" ]; then
+			echo "prerequisite-message-id: $id"
+		else
+			echo "prerequisite-patch-id: $(git -C "$1" show "$c" | git patch-id --stable | sed 's/ .*//')"
+		fi
 	done
+}
+
+# wb_posted DIR: the POSTED file of wb_prereq_lines for DIR, a series
+# (patches/v7.1) or one mail of it (patches/v7.1/mail/NAME).
+wb_posted() {
+	if [ -d "$1/mail" ] || [ ! -d "$1/../../mail" ]; then echo "$1/posted"; else echo "$1/../../posted"; fi
 }
 
 # wb_sender WHAT WHY: sets from ("Name <address>"), addr and origin to

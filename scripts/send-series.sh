@@ -20,8 +20,10 @@
 # scripts/apply-prereq.sh, and the earlier mails), B exists in no public
 # tree: the cover letter must then name the release's public id as its
 # base-commit and carry one "prerequisite-patch-id:" line per commit
-# between, as git format-patch --base writes them; those are checked
-# against the commits. Every mail is
+# between, as git format-patch --base writes them, or for a stand-in for
+# someone else's posted patch its "prerequisite-message-id:" (PATCHDIR's
+# series' file posted, wb_prereq_lines); those are checked against the
+# commits. Every mail is
 # From: the sender (so git am makes the sender the author); in the
 # patches the placeholder's Signed-off-by becomes the sender's, added if
 # there was none, and so does the placeholder on an added line of the diff
@@ -82,11 +84,11 @@ if [ -f "$fixed" ]; then
 	[ -n "$cover_base" ] || { echo "send-series: $cover has no base-commit: line (the series is not for the kernel tree)" >&2; exit 1; }
 	grep -qE '^To: .*@' "$fixed" || { echo "send-series: $fixed names no To: address" >&2; exit 1; }
 elif release=$(wb_prereq_release "$build" "$patched" "$base") && [ -n "$release" ]; then
-	want=$(wb_patch_ids "$patched" "$release" "$base")
-	have=$(sed -nE 's/^prerequisite-patch-id: *([0-9a-f]+).*/\1/p' "$cover")
+	want=$(wb_prereq_lines "$patched" "$release" "$base" "$(wb_posted "$dir")")
+	have=$(grep -E '^prerequisite-(patch|message)-id:' "$cover" || true)
 	if [ -z "$cover_base" ] || [ "$want" != "$have" ]; then
 		echo "send-series: $dir is on $(git -C "$patched" rev-list --count "$release..$base") commits after the release; $cover must say base-commit: (the release's public id) and these lines:" >&2
-		awk '{ print "  prerequisite-patch-id: " $0 }' <<<"$want" >&2
+		printf '%s\n' "$want" | sed 's/^/  /' >&2
 		exit 1
 	fi
 elif [ -n "$cover_base" ] && [ "$(git -C "$patched" rev-parse "$cover_base^{commit}" 2>/dev/null)" != "$(git -C "$patched" rev-parse "$base")" ]; then

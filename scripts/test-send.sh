@@ -224,10 +224,10 @@ check "recipients: each patch's get_maintainer.pl list (To: maintainers), traile
 if [ -n "$(wb_prereq_release "$build" "$patched" "$set_base")" ]; then
 	want_base=$(wb_cover_base "${COVER:-$dir/0000-cover-letter.patch}")
 	prereqs() {
-		diff <(grep '^prerequisite-patch-id: ' "${COVER:-$dir/0000-cover-letter.patch}") \
-			<(grep '^prerequisite-patch-id: ' "$work/body.0")
+		diff <(grep -E '^prerequisite-(patch|message)-id: ' "${COVER:-$dir/0000-cover-letter.patch}") \
+			<(grep -E '^prerequisite-(patch|message)-id: ' "$work/body.0")
 	}
-	check "the cover letter carries its prerequisite-patch-id lines" prereqs
+	check "the cover letter carries its prerequisite lines" prereqs
 else
 	want_base=$(git -C "$patched" rev-parse "$set_base")
 fi
