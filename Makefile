@@ -480,7 +480,7 @@ fstests:
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
 	@rc=0; $(S)/suite-report.sh fstests $(T) $(T)/fstests-boot-baseline/output.log \
-		$(T)/fstests-boot-patched/output.log || rc=1; \
+		$(T)/fstests-boot-patched/output.log $(FSTESTS_LIST) || rc=1; \
 	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
 ## tool-checks: shellcheck, make help's check, the scanners on recorded logs
@@ -814,7 +814,7 @@ bench-trim: bench-kernels bench-initramfs
 # make bench-prefix UPTO=N: the same bench with the series' first N
 # patches as "patched" (scripts/series-prefix.sh: a worktree of the
 # patched tree, build/BASE/linux-upto-N): one patch's cost without those
-# after it, e.g. the trim alone (UPTO=8; BASE=6.12 UPTO=3). Tables and
+# after it, e.g. the trim alone (UPTO=9; BASE=6.12 UPTO=3). Tables and
 # plots in build/BASE/bench-upto-N/.
 UPTO_TREE := $(B)/linux-upto-$(UPTO)
 ## bench-prefix: the series' first UPTO patches against the baseline, the

@@ -57,6 +57,26 @@ expect_line "unnumbered TAP lines (scripts/tap-run.sh) are counted" \
 check "summary fails on failures" 1 "$here/tap-summary.sh" "k=$data/kselftest.tap"
 check "summary fails on missing TAP" 1 "$here/tap-summary.sh" "k=$data/no-such.tap"
 check "summary fails on a log with no result" 1 "$here/tap-summary.sh" "c=$data/console-clean.log"
+# The suites' rule (scripts/suite-report.sh) on recorded logs: it must
+# hold for equal runs and fail wherever it would otherwise compare less
+# than it claims.
+# shellcheck disable=SC2317 # called through check
+rule() { # baseline log, patched log [list]
+	"$here/suite-report.sh" "$1" "$tmp/suite" "$data/$2" "$data/$3" ${4:+"$data/$4"}
+}
+check "suite rule: equal blktests runs pass" 0 rule blktests blktests-base-conds.log blktests-base-conds.log
+check "suite rule: a conditioned run's failure is not hidden by the other condition's pass" 1 \
+	rule blktests blktests-base-conds.log blktests-patched-conds.log
+check "suite rule: a patched failure beside a baseline not-run fails" 1 \
+	rule blktests blktests-base-conds.log blktests-patched-notrun-fail.log
+check "suite rule: a baseline set-up error makes the run incomplete" 1 \
+	rule blktests blktests-base-setup.log blktests-base-conds.log
+check "suite rule: equal fstests runs of every listed test pass" 0 \
+	rule fstests fstests-full.log fstests-full.log fstests.list
+check "suite rule: an aborted baseline pass leaves listed tests without a result" 1 \
+	rule fstests fstests-base-aborted.log fstests-full.log fstests.list
+check "suite rule: a test of the baseline missing on the patched kernel fails" 1 \
+	rule fstests fstests-full.log fstests-missing.log fstests.list
 echo "ok 1 x" >"$tmp/t.tap"
 check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=$tmp/t.tap"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: scripts/suite-report.sh SUITE OUTDIR BASELINE_LOG PATCHED_LOG
+# Usage: scripts/suite-report.sh SUITE OUTDIR BASELINE_LOG PATCHED_LOG [LIST]
 # Reads the output of a suite's guest script (SUITE blktests:
 # guest/blktests/run.sh; fstests: guest/fstests/run.sh) in each kernel's
 # boot: the suite's own lines between "WB-SUITE pass WHERE ..." and
@@ -12,18 +12,24 @@
 #                         diff, its exit status or dmesg finding) and time
 #   OUTDIR/SUITE-K.tap    the same as TAP (not run as "# SKIP reason")
 # then OUTDIR/SUITE.md (both kernels in one markdown table), and
-# OUTDIR/SUITE-rule.tap: one result, not ok if a test passed on the
-# baseline and failed, was not run or is missing on the patched kernel
-# for the same WHERE. A pass that did not end, a run that did not finish,
-# a setup error of the guest script, or a boot the console scanner failed
-# (a warning, BUG or splat: scripts/scan-console.sh) is a failed row
-# "(pass)", "(boot)", "(setup)" or "(console)" of its kernel: any of them
-# on the patched kernel fails the rule, and so does a baseline that did
-# not run to its end (nothing to compare with). Prints both tables and the rule; exits 1 if
-# the rule fails.
+# OUTDIR/SUITE-rule.tap: one result. A row is keyed by test, condition
+# (blktests' "(tr=loop bd=device)") and WHERE; a key seen twice in one
+# kernel's run gets " #2", " #3"... The rule fails if a test fails or is
+# not run on the patched kernel and has not the same result on the
+# baseline (a baseline pass, not run or missing beside a patched fail),
+# if a row of the baseline has none on the patched kernel, or if the run
+# is incomplete: a baseline whose pass did not end, whose run did not
+# finish or whose guest script reported a setup error (nothing to compare
+# with), or, given LIST (a file of test names, "#" comments, as
+# config/fstests.tests), a listed test with no row in a WHERE of either
+# kernel. A pass that did not end, a run that did not finish, a setup
+# error, or a boot the console scanner failed (a warning, BUG or splat:
+# scripts/scan-console.sh) is a failed row "(pass)", "(boot)", "(setup)"
+# or "(console)" of its kernel: any of them on the patched kernel fails
+# the rule. Prints both tables and the rule; exits 1 if the rule fails.
 set -euo pipefail
 
-suite=$1 out=$2 base_log=$3 patched_log=$4
+suite=$1 out=$2 base_log=$3 patched_log=$4 list=${5:-}
 mark=WB-${suite^^}
 mkdir -p "$out"
 
@@ -54,7 +60,10 @@ blktests_awk='
 	}
 	/\[(passed|failed|not run)\]$/ {
 		flush()
-		test = $1
+		# A conditioned run (blktests set_conditions) names its
+		# condition in brackets after the test: part of the key.
+		test = $1; rest = $0; sub(/^[^ ]+ +/, "", rest)
+		if (match(rest, /^\([^()]*=[^()]*\)/)) test = test " " substr(rest, RSTART, RLENGTH)
 		status = $0; sub(/.*\[/, "", status); sub(/\]$/, "", status)
 		status = (status == "passed") ? "pass" : (status == "failed") ? "fail" : "not run"
 		reason = ""; failkind = ""; secs = ""
@@ -123,7 +132,8 @@ results() {
 	fstests) prog+=$fstests_awk ;;
 	*) echo "suite-report: no parser for the suite $suite" >&2; exit 1 ;;
 	esac
-	tr -d '\r' <"$1" | tr '\t' ' ' | awk -v OFS='\t' -v MARK="$mark" "$prog"
+	tr -d '\r' <"$1" | tr '\t' ' ' | awk -v OFS='\t' -v MARK="$mark" "$prog" |
+		awk -F'\t' -v OFS='\t' '{ k = $1 FS $2; if (seen[k]++) $1 = $1 " #" seen[k]; print }'
 }
 
 table() {
@@ -177,30 +187,43 @@ awk -F'\t' -v OFS=' | ' '
 		}
 	}' "$out/$suite-baseline.rows" "$out/$suite-patched.rows" >"$out/$suite.md"
 
-# The rule: what passes on the baseline passes on the patched kernel, and
-# a failed boot of the patched kernel (a splat) is not excused by a
-# failed boot of the baseline.
+# The rule: a test that does not pass on the patched kernel has the same
+# result on the baseline; every row of the baseline has one on the
+# patched kernel; a failed boot of the patched kernel (a splat) is not
+# excused by one of the baseline.
 bad=$(awk -F'\t' '
-	NR == FNR { if ($3 == "pass") base[$1 "\t" $2] = 1; next }
-	{ got[$1 "\t" $2] = $3 "\t" $4 }
-	$1 ~ /^\((console|boot|pass|setup)\)$/ { print $1 " " $2 ": on the patched kernel: " $4 }
+	NR == FNR { base[$1 "\t" $2] = $3; next }
+	{ got[$1 "\t" $2] = 1 }
+	$1 ~ /^\((console|boot|pass|setup)\)$/ { print $1 " " $2 ": on the patched kernel: " $4; next }
+	$3 != "pass" && base[$1 "\t" $2] != $3 {
+		print $1 " " $2 ": " $3 " on the patched kernel (" $4 "), " \
+			(($1 "\t" $2) in base ? base[$1 "\t" $2] : "missing") " on the baseline" }
 	END {
 		for (k in base) {
 			split(k, t, "\t")
-			if (!(k in got)) print t[1] " " t[2] ": passes on the baseline, missing on the patched kernel"
-			else if (got[k] !~ /^pass\t/) { split(got[k], g, "\t")
-				print t[1] " " t[2] ": passes on the baseline, " g[1] " on the patched kernel: " g[2] }
+			if (t[1] !~ /^\(/ && !(k in got)) print t[1] " " t[2] ": " base[k] " on the baseline, missing on the patched kernel"
 		}
 	}' "$out/$suite-baseline.rows" "$out/$suite-patched.rows" | sort)
 both=$(awk -F'\t' 'NR == FNR { if ($3 != "pass") b[$1 "\t" $2] = $3; next }
-	($1 "\t" $2) in b && $3 != "pass" { print $1 " " $2 ": " b[$1 "\t" $2] " / " $3 ": " $4 }' \
+	($1 "\t" $2) in b && $3 == b[$1 "\t" $2] && $1 !~ /^\(/ { print $1 " " $2 ": " b[$1 "\t" $2] " / " $3 ": " $4 }' \
 	"$out/$suite-baseline.rows" "$out/$suite-patched.rows")
-echo "== not passing on either kernel (baseline / patched: patched's reason)"
+echo "== not passing on either kernel, the same way (baseline / patched: patched's reason)"
 echo "${both:-none}"
-rule="no test passes on the baseline and fails (or is not run) on the patched kernel, no splat on the patched kernel"
-# A baseline that did not run to its end compares nothing.
-incomplete=$(awk -F'\t' '$1 ~ /^\((boot|pass)\)$/ { print "the baseline is incomplete (" $1 " " $2 ": " $4 "): nothing compared" }' \
+rule="every test that does not pass on the patched kernel has the same result on the baseline, every test of the baseline ran on the patched kernel, both runs complete, no splat on the patched kernel"
+# A baseline that did not run to its end, or whose set-up failed,
+# compares nothing.
+incomplete=$(awk -F'\t' '$1 ~ /^\((boot|pass|setup)\)$/ { print "the baseline is incomplete (" $1 " " $2 ": " $4 "): nothing compared" }' \
 	"$out/$suite-baseline.rows")
+# Every listed test has a row in every WHERE of both kernels.
+if [ -n "$list" ]; then
+	incomplete+=$'\n'$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$list" |
+		awk -F'\t' 'FILENAME == "-" { want[$1] = 1; next }
+			$1 !~ /^\(/ { where[$2] = 1; k = FILENAME ~ /baseline/ ? "baseline" : "patched"; have[k "\t" $1 "\t" $2] = 1 }
+			END { for (w in where) for (t in want) for (i = 1; i <= 2; i++) {
+				k = i == 1 ? "baseline" : "patched"
+				if (!((k "\t" t "\t" w) in have)) print "the run is incomplete: " t " " w ": no result on the " k " kernel"
+			} }' - "$out/$suite-baseline.rows" "$out/$suite-patched.rows" | sort)
+fi
 bad=$(printf '%s\n%s' "$incomplete" "$bad" | sed '/^$/d')
 if [ -n "$bad" ] || [ ! -s "$out/$suite-baseline.rows" ] || [ ! -s "$out/$suite-patched.rows" ]; then
 	echo "$suite-report: RULE BROKEN: $rule:" >&2

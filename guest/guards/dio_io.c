@@ -258,9 +258,9 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
  * v3 of the series cut the extraction at a split point even where the
  * rest fitted, so these calls returned short with no error (61440 ->
  * 57344 through AIO and io_uring) or were finished through the page cache
- * (sync). Risk now: patch 1 ("unpin every page that
- * bio_iov_iter_align_down() trims") rewrites the align-down trim as
- * bio_iov_iter_trim(), which patch 8's split trim shares and every bio of
+ * (sync). Risk now: patch 1 (Tal Zussman's "unpin all pages of a bvec in
+ * bio_iov_iter_align_down()") rewrites the align-down trim, which patch 8
+ * moves into bio_iov_iter_trim(), patch 9's split trim shares and every bio of
  * these paths goes through (a buffer at +512 on 4096-byte blocks reaches
  * it); dio_pins checks its pins on the multi-bio path only, and no series
  * test reads data back or uses AIO or io_uring.

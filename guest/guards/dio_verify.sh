@@ -10,7 +10,7 @@
 # 384 (4096-byte blocks), and 64, plus 1 MiB from a buffer that starts
 # dma_alignment + 1 bytes into a page (fio mem_align).
 #
-# Risk: data written through bios that the series trims (patch 8 gives a
+# Risk: data written through bios that the series trims (patch 9 gives a
 # bio's short tail back to the next bio by reverting the iterator) lands at
 # the wrong offset or is lost, where blk-mq splits at 96 and 384 KiB and
 # bios are followed by others (64 MiB and odd-sized I/Os), also from a

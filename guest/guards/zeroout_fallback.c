@@ -5,7 +5,7 @@
  * 1024 bios per GiB) and still zero correctly, and use the huge folio
  * again (at most ZR_HUGE_MAX_BIOS bios per GiB) once the obstacle is gone.
  *
- * Risk: the allocation-failure path of patch 5 ("mm: huge_memory: let
+ * Risk: the allocation-failure path of patch 5 ("mm/huge_memory: let
  * kernel users take the huge zero folio at run time"), whose
  * GFP_TRANSHUGE_LIGHT allocation fails on fragmented memory in the field:
  * a NULL folio used, a zeroout that fails or zeroes wrongly instead of
