@@ -1,13 +1,16 @@
 #!/bin/bash
 # Usage: scripts/readme-check.sh BUILD_DIR README NAME
 # Runs the README's command block NAME as it is written (the ```sh block
-# after the line "<!-- readme-check: NAME -->"), with W the path of this
-# repository, and checks what it did:
-#   git-am, quilt  in a worktree of the release (BUILD_DIR/release-commit)
-#                  that holds the files the series and its prerequisites
-#                  change: the result must be BUILD_DIR/linux-patched's
-#                  tree (git am: the commit's tree; quilt: each file);
-#                  the worktree is removed afterwards
+# after the line "<!-- readme-check: NAME -->"), in a clean environment
+# (no variable of the workbench's set), and checks what it did:
+#   git-am, quilt  from this repository's directory, as the README says,
+#                  beside a worktree ../linux-7.1.5 of the release
+#                  (BUILD_DIR/release-commit; symbolic links in
+#                  BUILD_DIR/readme-paste) that holds the files the
+#                  series and its prerequisites change: the result must
+#                  be BUILD_DIR/linux-patched's tree (git am: the
+#                  commit's tree; quilt: each file); the worktree is
+#                  removed afterwards
 #   kunit          in BUILD_DIR/linux-patched: it must exit 0 (kunit.py
 #                  fails on a failed test); its log in BUILD_DIR/test
 # A README without the block, or with an empty one, fails.
@@ -25,8 +28,8 @@ block=$(awk -v m="<!-- readme-check: $name -->" '
 	found == 2 { print }' "$readme")
 [ -n "$block" ] || { echo "readme-check: $readme has no command block after <!-- readme-check: $name -->" >&2; exit 1; }
 echo "readme-check: $name: $block"
-run() { # dir: the block, as a user pastes it, with W set
-	(cd "$1" && W=$repo GIT_COMMITTER_NAME="README Check" GIT_COMMITTER_EMAIL=readme@example.org \
+run() { # dir: the block, as a user pastes it there
+	(cd "$1" && env -u W -u K GIT_COMMITTER_NAME="README Check" GIT_COMMITTER_EMAIL=readme@example.org \
 		bash -euo pipefail -c "$block")
 }
 
@@ -35,7 +38,13 @@ git-am|quilt)
 	tree=$(wb_tree "$build" readme)
 	wb_sparse_worktree "$patched" "$tree" "$release"
 	trap 'git -C "$patched" worktree remove --force "$tree"' EXIT
-	run "$tree" >"$build/readme-$name.log" 2>&1 ||
+	# This repository with the kernel tree beside it, as the README has
+	# them (bash's cd keeps the logical path: ../ is the links' folder).
+	paste=$build/readme-paste
+	rm -rf "$paste" && mkdir -p "$paste"
+	ln -s "$repo" "$paste/wb"
+	ln -s "$tree" "$paste/linux-7.1.5"
+	run "$paste/wb" >"$build/readme-$name.log" 2>&1 ||
 		{ tail -n 20 "$build/readme-$name.log" >&2; echo "readme-check: the $name block failed" >&2; exit 1; }
 	if [ "$name" = git-am ]; then
 		[ "$(git -C "$tree" rev-parse 'HEAD^{tree}')" = "$(git -C "$patched" rev-parse 'HEAD^{tree}')" ] ||
