@@ -242,7 +242,7 @@ sparse_check() { # state, label
 }
 
 nm_of() { # target
-	case ${cc_of[$1]} in gcc|llvm) echo nm ;; *) echo "${cc_of[$1]}nm" ;; esac
+	case ${cc_of[$1]} in gcc|gcc-intree|llvm) echo nm ;; *) echo "${cc_of[$1]}nm" ;; esac
 }
 
 # checkpatch on the patch file, in the tree of its predecessors.

@@ -8,8 +8,9 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
+#include <linux/mman.h>
 #include <linux/sizes.h>
-#include "blk.h"
+#include "../blk.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -605,6 +606,65 @@ static void bio_single_pages_add_test(struct kunit *test)
 	bio_uninit(&bio);
 }
 
+/*
+ * bio_iov_iter_get_pages() on a bio that an earlier call filled with single
+ * pages, and so marked: what it adds need not be whole pages, here 3584
+ * bytes at page offset 512 and 512 bytes of the next page, which leave the
+ * bio a multiple of PAGE_SIZE with one bvec more than pages.  The mark must
+ * go, and the split must count the segments that the walk counts.
+ */
+static void bio_single_pages_second_call_test(struct kunit *test)
+{
+	struct queue_limits lim = {
+		.max_segments = 128,
+		.max_segment_size = SZ_64K,
+		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+		.logical_block_size = 512,
+		.physical_block_size = 512,
+	};
+	unsigned int nr = 14, segs = 0, walk_segs = 0;
+	struct bio_vec *bvecs;
+	struct iov_iter iter;
+	struct iovec iov[2];
+	unsigned long uaddr;
+	int split, walk;
+	struct bio bio;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, (nr + 2) * PAGE_SIZE,
+			      PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, uaddr, 0);
+	bvecs = kunit_kcalloc(test, nr + 2, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bvecs);
+	bio_init(&bio, NULL, bvecs, nr + 2, REQ_OP_READ);
+
+	iov_iter_ubuf(&iter, ITER_DEST, (void __user *)uaddr, nr * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, bio_iov_iter_get_pages(&bio, &iter), 0);
+	if (!bio_flagged(&bio, BIO_SINGLE_PAGES)) {
+		bio_release_pages(&bio, false);
+		kunit_skip(test, "%u bvecs for %u pages: not single pages",
+			   bio.bi_vcnt, nr);
+	}
+
+	iov[0].iov_base = (void __user *)(uaddr + nr * PAGE_SIZE + 512);
+	iov[0].iov_len = PAGE_SIZE - 512;
+	iov[1].iov_base = (void __user *)(uaddr + (nr + 1) * PAGE_SIZE);
+	iov[1].iov_len = 512;
+	iov_iter_init(&iter, ITER_DEST, iov, 2, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, bio_iov_iter_get_pages(&bio, &iter), 0);
+	KUNIT_ASSERT_EQ(test, bio.bi_iter.bi_size, (nr + 1) * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bio.bi_vcnt, nr + 2);
+	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
+
+	split = bio_split_rw_at(&bio, &lim, &segs, SZ_1M);
+	bio_clear_flag(&bio, BIO_SINGLE_PAGES);
+	walk = bio_split_rw_at(&bio, &lim, &walk_segs, SZ_1M);
+	KUNIT_EXPECT_EQ(test, split, walk);
+	KUNIT_EXPECT_EQ(test, segs, walk_segs);
+	bio_release_pages(&bio, false);
+	bio_uninit(&bio);
+}
+
 static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
 	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
@@ -614,6 +674,7 @@ static struct kunit_case blk_size_test_cases[] = {
 	KUNIT_CASE(bio_iov_whole_pages_test),
 	KUNIT_CASE(bio_split_rw_at_pages_test),
 	KUNIT_CASE(bio_single_pages_add_test),
+	KUNIT_CASE(bio_single_pages_second_call_test),
 	{}
 };
 
