@@ -708,7 +708,8 @@ shell: kernel-patched initramfs
 	@$(S)/boot.sh $(BZ_PATCHED) $(INITRAMFS) $(B)/shell
 
 ## check: every patch on its predecessors: checkpatch --strict, git am,
-## builds (W=1, sparse, clang, arm64 4K/16K/64K, i386, riscv64)
+## builds (W=1, sparse, clang, in the source tree, KUnit =m with modpost,
+## arm64 4K/16K/64K, i386, riscv64)
 check: trees
 	@$(S)/deps.sh check
 	@$(S)/check-series.sh $(B) $$(cat $(B)/base-commit) $(PATCHES)

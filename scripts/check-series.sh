@@ -142,7 +142,7 @@ configure() { # target
 	[[ " ${conf_of[$t]} " == *" CONFIG_KUNIT_ALL_TESTS=m "* ]] ||
 		mapfile -t frags < <(series_fragments '*.kunitconfig')
 	local -a cross=()
-	[ "${cc_of[$t]}" = gcc-intree ] || cross=(CROSS_COMPILE="${cc_of[$t]}")
+	[[ ${cc_of[$t]} != *- ]] || cross=(CROSS_COMPILE="${cc_of[$t]}")
 	(cd "$src" && env ARCH="${arch_of[$t]}" "${cross[@]}" nice -n 19 \
 		scripts/kconfig/merge_config.sh -n -O "$obj" "$logs/check-$t.config" "${frags[@]}") >"$log" 2>&1 || return 1
 	! grep -A2 'Value requested for' "$log" >&2
