@@ -104,6 +104,12 @@ endif
 ifeq ($(origin CC),command line)
 $(error CC=$(CC): the kernels are built with ccache gcc; more mail recipients are MAIL_CC=)
 endif
+# A misspelled source variable (LINUX_TARBAL=) would be ignored and the
+# sources looked for where the user never said: refused, naming those
+# there are.
+SOURCE_VARS := LINUX_TARBALL KERNEL_TREE LINUX_7_0_TARBALL LINUX_7_1_PATCH BACKPORT_TARBALL BACKPORT_TREE
+$(foreach v,$(filter LINUX_% KERNEL_% BACKPORT_%,$(.VARIABLES)),$(if $(and $(filter command line,$(origin $(v))),\
+	$(filter-out $(SOURCE_VARS),$(v))),$(error $(v)=$($(v)): no such variable; the sources are given by $(SOURCE_VARS) (make help))))
 B        := $(abspath build/$(BASE))
 PATCHES  := patches/v$(BASE)
 UNPATCHED := $(B)/linux-base
@@ -496,6 +502,8 @@ tool-checks: deps
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/tools.tap "make help: every target and variable has its entry" \
 		$(S)/make-help.sh Makefile --check
+	@$(S)/tap-run.sh $(T)/tools.tap "wrong source variables (KERNEL_TREE, LINUX_TARBALL, a misspelling) stop with what to give, leaving no build directory" \
+		$(S)/invocation-check.sh
 
 # The series of this base on the host: repo copies, quilt, make send.
 # The README's command blocks that make test runs as they are written

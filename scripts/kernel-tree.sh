@@ -37,9 +37,20 @@ case $want in
 *)	echo "kernel-tree: no series for Linux $want (BASE=7.1 or BASE=6.12)" >&2; exit 1 ;;
 esac
 if [ -n "${LINUX_TARBALL:-}" ]; then
+	if [ -d "$LINUX_TARBALL" ]; then
+		echo "kernel-tree: LINUX_TARBALL=$LINUX_TARBALL is a directory, not a tarball; give the file, $hint" >&2
+		exit 1
+	elif [ ! -f "$LINUX_TARBALL" ]; then
+		echo "kernel-tree: LINUX_TARBALL=$LINUX_TARBALL: no such file; give $hint" >&2
+		exit 1
+	fi
 	tarball=$(realpath -m "$LINUX_TARBALL")
 	origin=${tarball##*/}
 	patch=''
+fi
+if [ -n "$src" ] && [ ! -d "$src" ]; then
+	echo "kernel-tree: KERNEL_TREE=$src: no such directory; give $hint" >&2
+	exit 1
 fi
 mkdir -p "$build"
 
@@ -56,7 +67,10 @@ if [ -z "$src" ]; then
 	src=$(wb_tree "$build" src)
 	if ! git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		for f in "$tarball" $patch; do
-			[ -f "$f" ] || { echo "kernel-tree: no Linux $want sources: $f missing; give $hint" >&2; exit 1; }
+			[ -f "$f" ] && continue
+			echo "kernel-tree: no Linux $want sources: no LINUX_TARBALL or KERNEL_TREE given, and this machine's default $f is missing; give $hint" >&2
+			rmdir "$build" 2>/dev/null || true
+			exit 1
 		done
 		# Two checkouts with their objects, the repository, the
 		# initramfs and the guest's scratch disks: about 6 GiB.
@@ -102,6 +116,13 @@ else
 	git -C "$user" rev-parse -q --verify HEAD >/dev/null ||
 		{ echo "kernel-tree: KERNEL_TREE=$user is not a git tree with a commit" >&2; exit 1; }
 	base=$(git -C "$user" rev-parse HEAD)
+	# The series applies on the release: a tree that has it applied
+	# already (the README's git am) is not a base.
+	if git -C "$user" cat-file -e "$base:block/tests/blk_size_kunit.c" 2>/dev/null; then
+		echo "kernel-tree: KERNEL_TREE=$user: its HEAD $(git -C "$user" log -1 --format='%h ("%s")') has the series applied (block/tests/blk_size_kunit.c exists); give a tree whose HEAD is Linux $want itself, unpatched, e.g. git -C $user worktree add --detach ../linux-$want-release HEAD~N (N: the patches applied) and KERNEL_TREE=that directory" >&2
+		rmdir "$build" 2>/dev/null || true
+		exit 1
+	fi
 	# The user's repository is only read: BUILD_DIR/linux-src is a bare
 	# clone that borrows its objects (git clone --shared: an
 	# objects/info/alternates file), and the workbench's branch, notes,
