@@ -19,8 +19,11 @@ wb_kbuild_args
 image=$(wb_kimage)
 targets=("${image##*/}")
 grep -qx 'CONFIG_MODULES=y' "$obj/.config" && targets+=(modules)
-echo "build: $tree -> $obj/$image"
+echo "build: $tree -> $obj/$image, log $log"
 start=$(date +%s)
+# This build's own cache hits, not the cache's totals since its creation.
+export CCACHE_STATSLOG=$obj/ccache-stats.log
+rm -f "$CCACHE_STATSLOG"
 if ! make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
 	CC="ccache ${wb_cross}gcc" -j"$(( $(nproc) + 1 ))" \
 	"${targets[@]}" >"$log" 2>&1; then
@@ -28,4 +31,5 @@ if ! make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
 	echo "build: FAILED for $tree, full log: $log" >&2
 	exit 1
 fi
-echo "build: $(cat "$obj/include/config/kernel.release") done in $(( $(date +%s) - start ))s ($(ccache -s 2>/dev/null | grep -E "Hits:" | head -1 | tr -s " ")"
+hits=$(ccache --show-log-stats 2>/dev/null | sed -nE 's/^ *Hits: *([0-9]+ *\/ *[0-9]+).*/\1/p' | tr -s ' ')
+echo "build: $(cat "$obj/include/config/kernel.release") done in $(( $(date +%s) - start ))s (ccache hits ${hits:-none recorded})"

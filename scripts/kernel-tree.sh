@@ -89,6 +89,10 @@ if [ -z "$src" ]; then
 		# mtimes of ../shared, gets the same base hash.
 		stamp="@$(stat -c %Y "$src.tmp/COPYING") +0000"
 		git init -q --bare -b release "$src"
+		# No git gc --auto repacking 90,000 files beside the kernel
+		# build that follows (git's commit would start one).
+		git -C "$src" config gc.auto 0
+		git -C "$src" config maintenance.auto false
 		if [ -n "$patch" ]; then
 			# git apply, not patch(1): mode changes, symlinks, binaries.
 			echo "kernel-tree: applying $patch"
