@@ -104,11 +104,33 @@ fi
 
 append="$append wb.cmd=$(printf '%s' "$cmd" | base64 -w0)"
 echo "boot: $kernel in $rundir: $cmd"
+echo "boot: the guest's output in $rundir/output.log, its console in $rundir/console.log; results below as they come"
 start=$(date +%s)
+# While the guest runs: each top-level TAP result of its output as it
+# comes, and a line at least once a minute.
+progress() {
+	local n=0 have last=$start now
+	while sleep 10; do
+		now=$(date +%s)
+		have=$(grep -caE '^(not )?ok [0-9]+ ' "$rundir/output.log" 2>/dev/null || true)
+		if [ "${have:-0}" -gt "$n" ]; then
+			grep -aE '^(not )?ok [0-9]+ ' "$rundir/output.log" | sed -n "$((n + 1)),${have}p" |
+				sed "s/^/boot: [$((now - start))s] /"
+			n=$have last=$now
+		elif [ $((now - last)) -ge 60 ]; then
+			echo "boot: [$((now - start))s] running, $n results so far"
+			last=$now
+		fi
+	done
+}
+progress &
+follower=$!
 rc=0
 timeout "$timeout" "${qemu[@]}" -serial "file:$rundir/console.log" \
 	"${out[@]}" -monitor none -append "$append" \
 	>"$rundir/qemu.log" 2>&1 || rc=$?
+kill "$follower" 2>/dev/null || true
+wait "$follower" 2>/dev/null || true
 took=$(( $(date +%s) - start ))
 wb_bool KEEP_IMAGES || rm -f "$rundir"/*.img
 
