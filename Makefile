@@ -375,9 +375,11 @@ run-thp-madvise: kernel-patched initramfs
 # that make a null_blk, at null_blk's max_sectors of BLKTESTS_SMALL_KB
 # (guest/blktests/run.sh). A timed test's fio runs BLKTESTS_TIMEOUT
 # seconds. The two kernels' guests run side by side, one vCPU each.
-# Fails if a test passes on the baseline and fails on the patched kernel,
-# or the patched kernel's console has a splat (scripts/suite-report.sh).
-# Not in make test (CI's time budget), in make test-all.
+# Fails by the rule of scripts/suite-report.sh (a test that does not pass
+# on the patched kernel and had another result on the baseline, a
+# baseline test missing on the patched kernel, an incomplete run, a splat
+# on the patched kernel's console). Not in make test (CI's time budget),
+# in make test-all.
 BLKTESTS_TAR    ?= $(abspath ../shared/blktests-a608cb5.tar.xz)
 BLKTESTS_SMALL_KB ?= 60
 # 6.12: the block group (the one the series' changes meet first), for the
@@ -445,10 +447,12 @@ blktests:
 # SCRATCH_DEV, for each file system of FSTESTS_FS: the tests of
 # FSTESTS_LIST (config/fstests.tests says which and why), in its order
 # (guest/fstests/run.sh says how the run reaches the series' paths).
-# The two guests run side by side, one vCPU each. Fails if a test passes
-# on the baseline and fails on the patched kernel, or the patched
-# kernel's console has a splat (scripts/suite-report.sh). In make
-# test-all, not make test.
+# The two guests run side by side, one vCPU each. Fails by the rule of
+# scripts/suite-report.sh (a test that does not pass on the patched
+# kernel and had another result on the baseline, a baseline test missing
+# on the patched kernel, a listed test without a result, an incomplete
+# run, a splat on the patched kernel's console). In make test-all, not
+# make test.
 FSTESTS_TAR     ?= $(abspath ../shared/fstests-63a2972.tar.xz)
 FSTESTS_LIST    ?= config/fstests.tests
 FSTESTS_FS      ?= xfs ext4
