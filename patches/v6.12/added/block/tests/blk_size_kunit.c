@@ -10,6 +10,7 @@
 #include <linux/gfp.h>
 #include <linux/mman.h>
 #include <linux/sizes.h>
+#include <linux/uaccess.h>
 #include "../blk.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -609,9 +610,12 @@ static void bio_single_pages_add_test(struct kunit *test)
 /*
  * bio_iov_iter_get_pages() on a bio that an earlier call filled with single
  * pages, and so marked: what it adds need not be whole pages, here 3584
- * bytes at page offset 512 and 512 bytes of the next page, which leave the
+ * bytes at page offset 512 and 512 bytes of another page, which leave the
  * bio a multiple of PAGE_SIZE with one bvec more than pages.  The mark must
- * go, and the split must count the segments that the walk counts.
+ * go, and the split must count the segments that the walk counts.  The
+ * pages are all faulted in, in order, and every other one is used, so that no
+ * two of them are likely to be adjacent in memory, where a bio would merge
+ * them into one bvec.
  */
 static void bio_single_pages_second_call_test(struct kunit *test)
 {
@@ -623,22 +627,34 @@ static void bio_single_pages_second_call_test(struct kunit *test)
 		.physical_block_size = 512,
 	};
 	unsigned int nr = 14, segs = 0, walk_segs = 0;
+	struct iovec iov[2], *single;
 	struct bio_vec *bvecs;
 	struct iov_iter iter;
-	struct iovec iov[2];
 	unsigned long uaddr;
 	int split, walk;
 	struct bio bio;
+	unsigned int i;
 
-	uaddr = kunit_vm_mmap(test, NULL, 0, (nr + 2) * PAGE_SIZE,
+	uaddr = kunit_vm_mmap(test, NULL, 0, (2 * nr + 3) * PAGE_SIZE,
 			      PROT_READ | PROT_WRITE,
 			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE(test, uaddr, 0);
+	for (i = 0; i < 2 * nr + 3; i++) {
+		char __user *p = (char __user *)(uaddr + i * PAGE_SIZE);
+
+		KUNIT_ASSERT_EQ(test, put_user(0, p), 0);
+	}
+	single = kunit_kcalloc(test, nr, sizeof(*single), GFP_KERNEL);
 	bvecs = kunit_kcalloc(test, nr + 2, sizeof(*bvecs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, single);
 	KUNIT_ASSERT_NOT_NULL(test, bvecs);
 	bio_init(&bio, NULL, bvecs, nr + 2, REQ_OP_READ);
 
-	iov_iter_ubuf(&iter, ITER_DEST, (void __user *)uaddr, nr * PAGE_SIZE);
+	for (i = 0; i < nr; i++) {
+		single[i].iov_base = (void __user *)(uaddr + 2 * i * PAGE_SIZE);
+		single[i].iov_len = PAGE_SIZE;
+	}
+	iov_iter_init(&iter, ITER_DEST, single, nr, nr * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, bio_iov_iter_get_pages(&bio, &iter), 0);
 	if (!bio_flagged(&bio, BIO_SINGLE_PAGES)) {
 		bio_release_pages(&bio, false);
@@ -646,9 +662,9 @@ static void bio_single_pages_second_call_test(struct kunit *test)
 			   bio.bi_vcnt, nr);
 	}
 
-	iov[0].iov_base = (void __user *)(uaddr + nr * PAGE_SIZE + 512);
+	iov[0].iov_base = (void __user *)(uaddr + 2 * nr * PAGE_SIZE + 512);
 	iov[0].iov_len = PAGE_SIZE - 512;
-	iov[1].iov_base = (void __user *)(uaddr + (nr + 1) * PAGE_SIZE);
+	iov[1].iov_base = (void __user *)(uaddr + (2 * nr + 2) * PAGE_SIZE);
 	iov[1].iov_len = 512;
 	iov_iter_init(&iter, ITER_DEST, iov, 2, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, bio_iov_iter_get_pages(&bio, &iter), 0);
