@@ -197,9 +197,7 @@ build_check() { # target, state, label
 		grep -E 'error|Error|ERROR' "$log" | indent
 		return
 	fi
-	div=$(for o in "${objs[@]}"; do
-		"$(nm_of "$t")" -u "$(objdir "$t")/$o" | grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"
-	done || true)
+	div=$(wb_libgcc_divs "$(nm_of "$t")" "$(objdir "$t")" "${objs[@]}")
 	if [ -n "$div" ]; then
 		result "$label $t" FAIL "$start" "64-bit division by the libgcc helper, which the kernel does not link:"
 		indent <<<"$div"

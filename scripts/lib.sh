@@ -308,6 +308,17 @@ wb_prereq_lines() {
 	done
 }
 
+# wb_libgcc_divs NM DIR OBJECT...: the calls of each OBJECT (a path in
+# DIR; directories and missing files are passed over) to libgcc's 64-bit
+# division helpers, which the kernel does not link, as "OBJECT: nm line".
+wb_libgcc_divs() {
+	local nm=$1 dir=$2 o
+	shift 2
+	for o; do
+		[[ $o == */ ]] || [ ! -f "$dir/$o" ] || "$nm" -u "$dir/$o" | grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"
+	done || true
+}
+
 # wb_posted DIR: the POSTED file of wb_prereq_lines for DIR, a series
 # (patches/v7.1) or one mail of it (patches/v7.1/mail/NAME).
 wb_posted() {

@@ -56,8 +56,7 @@ for mail in "$@"; do
 			ok=0 why="config failed, log $log.config"
 		elif ! nice -n 19 make -C "$tree" O="$obj" "${wb_kbuild[@]}" CC="ccache gcc" W=1 -j"$(nproc)" "${objs[@]}" >"$log" 2>&1; then
 			ok=0 why="build failed, log $log: $(grep -m1 -E 'error' "$log" || true)"
-		elif div=$(for o in "${objs[@]}"; do [[ $o == */ ]] || [ ! -f "$obj/$o" ] || nm -u "$obj/$o" |
-				grep -wE '__(u?div|u?mod)di3' | sed "s|^|$o: |"; done) && [ -n "$div" ]; then
+		elif div=$(wb_libgcc_divs nm "$obj" "${objs[@]}") && [ -n "$div" ]; then
 			ok=0 why="64-bit division by the libgcc helper: $div"
 		fi
 	fi
