@@ -459,8 +459,13 @@ FSTESTS_FS      ?= xfs ext4
 # Seconds each kernel's boot may take, both file systems: a bound for a
 # hung guest, above the list's 90-minute budget.
 FSTESTS_TIMEOUT ?= 7200
+# File system block size in bytes: default (mkfs's, 4 KiB), or 1024 for
+# a run of its own with sub-page blocks (its logs and tables named
+# fstests-1024-*), where direct I/O of less than a page runs.
+FSTESTS_BLOCK   ?= default
 FT              := $(B)/fstests
-FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_FS)
+FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))
+FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
 ## fstests-build: unpack and build fstests
 fstests-build: deps
 	@$(S)/deps.sh fstests
@@ -477,20 +482,19 @@ $(FT_RUNS): export TIMEOUT := $(FSTESTS_TIMEOUT)
 $(FT_RUNS): run-fstests-%: kernel-suites-% fstests-build initramfs
 	@$(S)/suite-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(FT) config/fstests.packages \
 		guest/fstests $(B)/fstests-guest/initramfs-$*.cpio
-	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,fstests-boot-$*,$(B)/fstests-guest/initramfs-$*.cpio,$(FT_CMD))
+	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,$(FT_NAME)-boot-$*,$(B)/fstests-guest/initramfs-$*.cpio,$(FT_CMD))
 
 # Kernels, fstests and the initramfs first, one after the other; then the
 # two guests side by side; then the tables and the rule.
-FSTESTS_TAP := fstests-baseline=$(T)/fstests-baseline.tap \
-	fstests-patched=$(T)/fstests-patched.tap fstests-rule=$(T)/fstests-rule.tap
+FSTESTS_TAP := $(foreach k,baseline patched rule,$(FT_NAME)-$(k)=$(T)/$(FT_NAME)-$(k).tap)
 ## fstests: fstests (FSTESTS_LIST) on XFS and ext4 on NVMe, on the
 ## patched and the unpatched 7.1.5 kernel side by side; the same rule
 fstests:
-	@mkdir -p $(T) && rm -f $(T)/fstests-rule.tap
+	@mkdir -p $(T) && rm -f $(T)/$(FT_NAME)-rule.tap
 	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
-	@rc=0; $(S)/suite-report.sh fstests $(T) $(T)/fstests-boot-baseline/output.log \
-		$(T)/fstests-boot-patched/output.log $(FSTESTS_LIST) || rc=1; \
+	@rc=0; $(S)/suite-report.sh $(FT_NAME) $(T) $(T)/$(FT_NAME)-boot-baseline/output.log \
+		$(T)/$(FT_NAME)-boot-patched/output.log $(FSTESTS_LIST) || rc=1; \
 	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
 ## tool-checks: shellcheck, make help's check, the scanners on recorded logs

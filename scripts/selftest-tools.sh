@@ -77,6 +77,14 @@ check "suite rule: an aborted baseline pass leaves listed tests without a result
 	rule fstests fstests-base-aborted.log fstests-full.log fstests.list
 check "suite rule: a test of the baseline missing on the patched kernel fails" 1 \
 	rule fstests fstests-full.log fstests-missing.log fstests.list
+check "suite rule: a test of tests/xfs is looked for in the XFS passes only" 0 \
+	rule fstests fstests-two-fs.log fstests-two-fs.log fstests-two-fs.list
+check "suite rule: pages left pinned after a patched pass where the baseline left none fail" 1 \
+	rule fstests fstests-two-fs.log fstests-two-fs-pinned.log fstests-two-fs.list
+rule fstests fstests-two-fs.log fstests-two-fs.log >/dev/null 2>&1 || true
+expect_line "suite reach: a patched pass that ran none of the series' paths says so" \
+	"| ext4 | patched | 0 | 0 | 0 | 1 | 0 | 800 | 0 | none of trim, nowalk, zerohuge |" \
+	grep -F '| ext4 | patched' "$tmp/suite/fstests-reach.md"
 echo "ok 1 x" >"$tmp/t.tap"
 check "summary passes a clean run" 0 "$here/tap-summary.sh" "x=$tmp/t.tap"
 

@@ -11,7 +11,9 @@
 #                         reasons, for a failure the first line of its
 #                         diff, its exit status or dmesg finding) and time
 #   OUTDIR/SUITE-K.tap    the same as TAP (not run as "# SKIP reason")
-# then OUTDIR/SUITE.md (both kernels in one markdown table), and
+#   OUTDIR/SUITE-K.reach  the reach counts of each pass (guest/reach.sh)
+# then OUTDIR/SUITE.md (both kernels in one markdown table),
+# OUTDIR/SUITE-reach.md (what each pass reached, both kernels), and
 # OUTDIR/SUITE-rule.tap: one result. A row is keyed by test, condition
 # (blktests' "(tr=loop bd=device)") and WHERE; a key seen twice in one
 # kernel's run gets " #2", " #3"... The rule fails if a test fails or is
@@ -22,7 +24,8 @@
 # finish or whose guest script reported a setup error (nothing to compare
 # with), or, given LIST (a file of test names, "#" comments, as
 # config/fstests.tests), a listed test with no row in a WHERE of either
-# kernel. A pass that did not end, a run that did not finish, a setup
+# kernel (a test of tests/xfs: in the XFS passes only), or if a patched
+# pass left pages pinned where the baseline's left none. A pass that did not end, a run that did not finish, a setup
 # error, or a boot the console scanner failed (a warning, BUG or splat:
 # scripts/scan-console.sh) is a failed row "(pass)", "(boot)", "(setup)"
 # or "(console)" of its kernel: any of them on the patched kernel fails
@@ -30,7 +33,10 @@
 set -euo pipefail
 
 suite=$1 out=$2 base_log=$3 patched_log=$4 list=${5:-}
-mark=WB-${suite^^}
+# SUITE may name a run of its own (fstests-1024: make fstests
+# FSTESTS_BLOCK=1024): its files are named so, its logs read as SUITE's.
+kind=${suite%%-*}
+mark=WB-${kind^^}
 mkdir -p "$out"
 
 # The lines common to both suites' logs: markers, an unfinished pass or
@@ -127,7 +133,7 @@ fstests_awk='
 # results LOG: the rows of one kernel's log.
 results() {
 	local prog=$common_awk
-	case $suite in
+	case $kind in
 	blktests) prog+=$blktests_awk ;;
 	fstests) prog+=$fstests_awk ;;
 	*) echo "suite-report: no parser for the suite $suite" >&2; exit 1 ;;
@@ -168,8 +174,40 @@ for k in baseline patched; do
 		"$out/$suite-$k.rows"
 	# What the run says of how it reached the series' paths (limits,
 	# the huge zero folio, memory, splits per device and pass).
-	[ ! -s "$log" ] || grep -aE '^WB-(FSTESTS|BLKTESTS) (device|huge|buddyinfo|splits|frag|fragmented)' "$log" | tr -d '\r' || true
+	[ ! -s "$log" ] || grep -aE '^WB-(FSTESTS|BLKTESTS) (device|huge|buddyinfo|splits|frag|fragmented|reach)' "$log" | tr -d '\r' || true
+	# reach: "MARK reach WHERE trim N tried N ...", WHERE as in the
+	# pass lines: WHERE, then the counters as they came (tabs).
+	if [ -s "$log" ]; then
+		tr -d '\r' <"$log" | awk -v OFS='\t' -v MARK="$mark" '$1 == MARK && $2 == "reach" {
+			w = $3; sub(/:.*/, "", w); i = 4
+			if ($4 != "trim") { w = w " " $4; i = 5 }
+			line = w; for (; i < NF; i += 2) line = line OFS $i OFS $(i + 1); print line }'
+	fi >"$out/$suite-$k.reach"
 done
+
+# What each pass reached of the series, both kernels (guest/reach.sh
+# says what each counter counts; "-": not a function of that kernel),
+# as a markdown table (docs/suites.md). A patched pass that ran none of
+# paths of the series says so.
+awk -F'\t' '
+	{ k = FILENAME ~ /-baseline\.reach$/ ? "baseline" : "patched"
+	  if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 }
+	  for (i = 2; i < NF; i += 2) { v[k, $1, $i] = $(i + 1); if (!($i in col)) { col[$i] = 1; cols[m++] = $i } } }
+	END {
+		if (!n) { print "(no reach counts in the logs)"; exit }
+		h = "| where | kernel"; s = "| --- | ---"
+		for (j = 0; j < m; j++) { h = h " | " cols[j]; s = s " | ---" }
+		print h " | reached |"; print s " | --- |"
+		for (i = 0; i < n; i++) for (kk = 1; kk <= 2; kk++) {
+			k = kk == 1 ? "baseline" : "patched"; line = "| " order[i] " | " k; none = 1; any = 0
+			for (j = 0; j < m; j++) { x = v[k, order[i], cols[j]]; if (x == "") x = "?"
+				line = line " | " x
+				if (cols[j] ~ /^(trim|nowalk|zerohuge)$/ && x != "-" && x != "?") { any = 1; if (x + 0 > 0) none = 0 } }
+			print line " | " (!any ? "-" : none ? "none of trim, nowalk, zerohuge" : "yes") " |"
+		}
+	}' "$out/$suite-baseline.reach" "$out/$suite-patched.reach" >"$out/$suite-reach.md"
+echo "== what the passes reached (guest/reach.sh)"
+cat "$out/$suite-reach.md"
 
 # Both kernels side by side, as a markdown table (docs/suites.md).
 awk -F'\t' -v OFS=' | ' '
@@ -209,7 +247,7 @@ both=$(awk -F'\t' 'NR == FNR { if ($3 != "pass") b[$1 "\t" $2] = $3; next }
 	"$out/$suite-baseline.rows" "$out/$suite-patched.rows")
 echo "== not passing on either kernel, the same way (baseline / patched: patched's reason)"
 echo "${both:-none}"
-rule="every test that does not pass on the patched kernel has the same result on the baseline, every test of the baseline ran on the patched kernel, both runs complete, no splat on the patched kernel"
+rule="every test that does not pass on the patched kernel has the same result on the baseline, every test of the baseline ran on the patched kernel, both runs complete, no splat on the patched kernel, no page left pinned where the baseline left none"
 # A baseline that did not run to its end, or whose set-up failed,
 # compares nothing.
 incomplete=$(awk -F'\t' '$1 ~ /^\((boot|pass|setup)\)$/ { print "the baseline is incomplete (" $1 " " $2 ": " $4 "): nothing compared" }' \
@@ -220,10 +258,20 @@ if [ -n "$list" ]; then
 		awk -F'\t' 'FILENAME == "-" { want[$1] = 1; next }
 			$1 !~ /^\(/ { where[$2] = 1; k = FILENAME ~ /baseline/ ? "baseline" : "patched"; have[k "\t" $1 "\t" $2] = 1 }
 			END { for (w in where) for (t in want) for (i = 1; i <= 2; i++) {
+				# A test of tests/FS runs only in the passes of FS.
+				dir = t; sub(/\/.*/, "", dir); fs = w; sub(/ .*/, "", fs)
+				if (dir != "generic" && dir != "shared" && dir != fs) continue
 				k = i == 1 ? "baseline" : "patched"
 				if (!((k "\t" t "\t" w) in have)) print "the run is incomplete: " t " " w ": no result on the " k " kernel"
 			} }' - "$out/$suite-baseline.rows" "$out/$suite-patched.rows" | sort)
 fi
+# Pages left pinned after a patched pass where the baseline's pass of
+# the same WHERE left none.
+incomplete+=$'\n'$(awk -F'\t' '
+	{ for (i = 2; i < NF; i += 2) if ($i == "pinbalance") b = $(i + 1) }
+	FILENAME ~ /-baseline\.reach$/ { base[$1] = b; next }
+	b != 0 && base[$1] == "0" { print "pages left pinned after the pass " $1 " on the patched kernel: " b ", on the baseline 0" }' \
+	"$out/$suite-baseline.reach" "$out/$suite-patched.reach")
 bad=$(printf '%s\n%s' "$incomplete" "$bad" | sed '/^$/d')
 if [ -n "$bad" ] || [ ! -s "$out/$suite-baseline.rows" ] || [ ! -s "$out/$suite-patched.rows" ]; then
 	echo "$suite-report: RULE BROKEN: $rule:" >&2

@@ -19,7 +19,8 @@
 # each fio run of a timed test) and QUICK_RUN come from the environment.
 # Each pass starts with a line "WB-BLKTESTS pass DEVICE LIMIT" and ends
 # with "WB-BLKTESTS end DEVICE LIMIT RC SECONDS"; between them is check's
-# own output, which scripts/suite-report.sh reads.
+# own output, which scripts/suite-report.sh reads, and "WB-BLKTESTS reach
+# DEVICE LIMIT ...": what of the series the pass ran (reach.sh).
 set -euo pipefail
 
 small=$1
@@ -32,6 +33,9 @@ done
 [ $# -eq 0 ] || shift
 tests=("$@")
 
+# shellcheck source=guest/reach.sh
+. /blktests/reach.sh
+reach_setup
 cd /opt/blktests
 # bin/udevadm: the stand-in for udevadm (no udev here, see there).
 export PATH=/blktests/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -54,7 +58,9 @@ pass() {
 	# moves the cursor with tput.
 	# (pipefail: rc is check's).
 	rc=0
+	reach_start
 	./check "$@" | cat || rc=$?
+	reach_report "WB-BLKTESTS reach $dev $limit"
 	echo "WB-BLKTESTS end $dev $limit $rc $(( $(date +%s) - start ))"
 }
 

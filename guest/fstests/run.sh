@@ -1,10 +1,12 @@
 #!/bin/bash
-# Usage (in the guest, make fstests): /fstests/run.sh LIST FS...
+# Usage (in the guest, make fstests): /fstests/run.sh LIST BLOCK FS...
 # Runs fstests (/opt/fstests) on the NVMe namespaces of
 # config/fstests.topology, once per file system FS (xfs, ext4): the tests
 # of LIST (config/fstests.tests: one per line, comments after #), in
 # LIST's order (check --exact-order), each FS a "./check" of its own
-# with TEST_DEV and SCRATCH_DEV made for it.
+# with TEST_DEV and SCRATCH_DEV made for it, of file system blocks of
+# BLOCK bytes ("default": mkfs's own, 4 KiB here; 1024: sub-page blocks,
+# so that direct I/O of less than a page runs).
 # The run reaches the series' paths:
 #  - both namespaces have no Write Zeroes (PCI ID 8086:5845), so
 #    fallocate's zero range, mkfs's and the file systems' zeroing take
@@ -14,13 +16,19 @@
 #  - a zeroout of 4 MiB takes the huge zero folio first, then frag
 #    (guest/fstests/frag.c) fragments free memory so that the buffers of
 #    the suite's programs are single pages, never adjacent in memory.
-# Each pass starts with a line "WB-FSTESTS pass FS" and ends with
-# "WB-FSTESTS end FS RC SECONDS"; between them is check's own output,
-# which scripts/suite-report.sh reads.
+# Each pass starts with a line "WB-FSTESTS pass FS" ("pass FS 1k" with
+# 1 KiB blocks, and so on) and ends with "WB-FSTESTS end FS [1k] RC
+# SECONDS"; between them is check's own output, which
+# scripts/suite-report.sh reads; before the end, "WB-FSTESTS reach FS
+# [1k] ..." counts what of the series the pass ran (reach.sh).
 set -euo pipefail
 
-list=$1
-shift
+list=$1 block=$2
+shift 2
+# shellcheck source=guest/reach.sh
+. /fstests/reach.sh
+tag=''
+[ "$block" = default ] || tag=" $((block / 1024))k"
 mapfile -t tests < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$list")
 # (check with no test would run the whole auto group.)
 if [ ${#tests[@]} -eq 0 ]; then
@@ -103,12 +111,21 @@ split_count() {
 	echo "$n"
 }
 
+reach_setup
 cd /opt/fstests
 mkdir -p /mnt/test /mnt/scratch
 for fs in "$@"; do
 	modprobe "$fs" 2>/dev/null || true
 	export FSTYP=$fs TEST_DEV=/dev/$test_dev TEST_DIR=/mnt/test
 	export SCRATCH_DEV=/dev/$scratch_dev SCRATCH_MNT=/mnt/scratch
+	MKFS_OPTIONS=
+	case $block:$fs in
+	default:*) ;;
+	*:xfs) MKFS_OPTIONS="-b size=$block" ;;
+	*:ext4) MKFS_OPTIONS="-b $block" ;;
+	*) echo "WB-FSTESTS error no block size option for $fs" ;;
+	esac
+	export MKFS_OPTIONS
 	# The generic and shared tests, and those of this file system.
 	mine=()
 	for t in "${tests[@]}"; do
@@ -119,13 +136,15 @@ for fs in "$@"; do
 		continue
 	fi
 	start=$(date +%s)
-	echo "WB-FSTESTS pass $fs"
+	echo "WB-FSTESTS pass $fs$tag"
 	split_count "$test_dev" start
 	split_count "$scratch_dev" start
+	reach_start
 	rc=0
 	force=-f
 	[ "$fs" != ext4 ] || force=-F
-	if ! "mkfs.$fs" -q "$force" "$TEST_DEV" >/tmp/mkfs.log 2>&1; then
+	# shellcheck disable=SC2086 # MKFS_OPTIONS: options, or none
+	if ! "mkfs.$fs" -q "$force" $MKFS_OPTIONS "$TEST_DEV" >/tmp/mkfs.log 2>&1; then
 		echo "WB-FSTESTS error mkfs.$fs of $TEST_DEV: $(tr '\n' ' ' </tmp/mkfs.log)"
 		rc=1
 	else
@@ -142,8 +161,9 @@ for fs in "$@"; do
 		rm -rf results
 	fi
 	umount /mnt/test /mnt/scratch 2>/dev/null || true
-	echo "WB-FSTESTS splits $fs $test_dev $(split_count "$test_dev") $scratch_dev $(split_count "$scratch_dev")"
-	echo "WB-FSTESTS end $fs $rc $(( $(date +%s) - start ))"
+	echo "WB-FSTESTS splits $fs$tag $test_dev $(split_count "$test_dev") $scratch_dev $(split_count "$scratch_dev")"
+	reach_report "WB-FSTESTS reach $fs$tag"
+	echo "WB-FSTESTS end $fs$tag $rc $(( $(date +%s) - start ))"
 done
 if kill -0 "$frag" 2>/dev/null; then
 	echo "WB-FSTESTS frag held memory to the end"

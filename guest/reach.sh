@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Sourced by guest/fstests/run.sh and guest/blktests/run.sh (copied into
+# each as reach.sh): how often each path the series changes ran in a
+# pass, counted with what the kernel has (kprobe events, /proc/vmstat):
+#   trim     bios that bio_iov_iter_get_pages_split() ended on a split
+#            point (its calls of bio_iov_iter_trim());
+#   tried    bios it weighed for that (its calls of bio_split_rw_last());
+#   nowalk   bios that blk-mq split without walking them
+#            (bio_split_pages_known() returning true);
+#   zerobio  zeroing bios of __blkdev_issue_zero_pages()
+#            (its calls of bio_chain_and_submit());
+#   zerohuge bvecs of the huge zero folio in them (its bio_add_folio()
+#            calls of more than a page);
+#   pinned   pages pinned (nr_foll_pin_acquired) during the pass;
+#   pinbalance  nr_foll_pin_acquired - nr_foll_pin_released after the
+#            pass: 0 when every page pinned since boot was unpinned.
+# A kernel without the function (the unpatched one, a kernel without
+# kprobes) has "-" for that counter, never a 0 it did not count.
+# Each counter is a trace instance of its own with one event enabled,
+# filtered on the caller where it needs one; its small ring keeps few
+# events, but entries plus overruns count every one written.
+
+reach_tr=/sys/kernel/tracing
+reach_names=(trim tried nowalk zerobio zerohuge)
+
+# reach_range FUNC: "START END", FUNC's addresses (to the next symbol).
+reach_range() {
+	awk -v f="$1" '$3 == f && !s { s = $1; next } s { print "0x" s, "0x" $1; exit }' \
+		<(sort /proc/kallsyms)
+}
+
+# reach_define NAME p|r 'FUNC ARGS' [CALLER [MORE_FILTER]]: the kprobe
+# (p) or kretprobe (r) event wb/NAME on FUNC, fetching ARGS, and the
+# filter of its counter: called from CALLER, and MORE_FILTER. Nothing
+# where FUNC or CALLER is not a function of this kernel.
+declare -A reach_filter
+reach_define() {
+	local name=$1 caller=${4:-} more=${5:-} range filter=
+	echo "$2:wb/$name $3" >>"$reach_tr/kprobe_events" 2>/dev/null || return 0
+	if [ -n "$caller" ]; then
+		range=$(reach_range "$caller")
+		if [ -z "$range" ]; then
+			echo "-:wb/$name" >>"$reach_tr/kprobe_events"
+			return 0
+		fi
+		filter="caller >= ${range% *} && caller < ${range#* }"
+	fi
+	[ -z "$more" ] || filter="${filter:+$filter && }$more"
+	reach_filter[$name]=$filter
+}
+
+# reach_setup: the events, once per boot.
+reach_setup() {
+	[ -d "$reach_tr/instances" ] || mount -t tracefs nodev "$reach_tr" 2>/dev/null || true
+	[ -w "$reach_tr/kprobe_events" ] || return 0
+	# shellcheck disable=SC2016 # the kernel's fetch arguments
+	{
+		reach_define trim p 'bio_iov_iter_trim caller=$stack0:x64' bio_iov_iter_get_pages_split
+		reach_define tried p 'bio_split_rw_last caller=$stack0:x64' bio_iov_iter_get_pages_split
+		reach_define nowalk r 'bio_split_pages_known ret=$retval:u8' '' 'ret != 0'
+		reach_define zerobio p 'bio_chain_and_submit caller=$stack0:x64' __blkdev_issue_zero_pages
+		reach_define zerohuge p 'bio_add_folio caller=$stack0:x64 len=$arg3:u64' \
+			__blkdev_issue_zero_pages "len > $(getconf PAGESIZE)"
+	}
+}
+
+reach_vmstat() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+# reach_start: the counters from now on.
+reach_start() {
+	local name t
+	reach_pins=$(reach_vmstat nr_foll_pin_acquired)
+	for name in "${!reach_filter[@]}"; do
+		t=$reach_tr/instances/wb_reach_$name
+		rmdir "$t" 2>/dev/null || true
+		mkdir "$t" && echo 8 >"$t/buffer_size_kb" &&
+			{ [ -z "${reach_filter[$name]}" ] ||
+				echo "${reach_filter[$name]}" >"$t/events/wb/$name/filter"; } &&
+			echo 1 >"$t/events/wb/$name/enable" ||
+			echo "WB-REACH error the counter $name cannot be set up"
+	done
+}
+
+# reach_report WHERE: one line "REACH WHERE name N..." (the caller adds
+# its suite's marker), the counters stopped.
+reach_report() {
+	local line="$1" name t n f
+	for name in "${reach_names[@]}"; do
+		t=$reach_tr/instances/wb_reach_$name
+		if [ ! -d "$t" ]; then
+			line+=" $name -"
+			continue
+		fi
+		echo 0 >"$t/events/wb/$name/enable"
+		n=0
+		for f in "$t"/per_cpu/cpu*/stats; do
+			n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
+		done
+		rmdir "$t"
+		line+=" $name $n"
+	done
+	line+=" pinned $(( $(reach_vmstat nr_foll_pin_acquired) - reach_pins ))"
+	line+=" pinbalance $(( $(reach_vmstat nr_foll_pin_acquired) - $(reach_vmstat nr_foll_pin_released) ))"
+	echo "$line"
+}
