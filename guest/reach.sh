@@ -16,9 +16,10 @@
 #            pass: 0 when every page pinned since boot was unpinned.
 # A kernel without the function (the unpatched one, a kernel without
 # kprobes) has "-" for that counter, never a 0 it did not count.
-# Each counter is a trace instance of its own with one event enabled,
-# filtered on the caller where it needs one; its small ring keeps few
-# events, but entries plus overruns count every one written.
+# Each counter is a trace instance of its own with one event enabled for
+# the whole boot, filtered on the caller where it needs one; its small
+# ring keeps few events, but entries plus overruns count every one
+# written.
 
 reach_tr=/sys/kernel/tracing
 reach_names=(trim tried nowalk zerobio zerohuge)
@@ -49,8 +50,13 @@ reach_define() {
 	reach_filter[$name]=$filter
 }
 
-# reach_setup: the events, once per boot.
+# reach_setup: the events and their counters, once per boot, enabled
+# until it ends: each enable of a kprobe patches the kernel's text, and a
+# 7.1.5 guest under TCG oopsed once in a probed function (an instruction
+# fetch from a data page) after its probe had been disabled and enabled
+# again between two passes.
 reach_setup() {
+	local name t
 	[ -d "$reach_tr/instances" ] || mount -t tracefs nodev "$reach_tr" 2>/dev/null || true
 	[ -w "$reach_tr/kprobe_events" ] || return 0
 	# shellcheck disable=SC2016 # the kernel's fetch arguments
@@ -62,45 +68,57 @@ reach_setup() {
 		reach_define zerohuge p 'bio_add_folio caller=$stack0:x64 len=$arg3:u64' \
 			__blkdev_issue_zero_pages "len > $(getconf PAGESIZE)"
 	}
+	for name in "${!reach_filter[@]}"; do
+		t=$reach_tr/instances/wb_reach_$name
+		rmdir "$t" 2>/dev/null || true
+		if ! mkdir "$t" || ! echo 8 >"$t/buffer_size_kb" ||
+			{ [ -n "${reach_filter[$name]}" ] &&
+				! echo "${reach_filter[$name]}" >"$t/events/wb/$name/filter"; } ||
+			! echo 1 >"$t/events/wb/$name/enable"; then
+			echo "WB-REACH error the counter $name cannot be set up: not counted"
+			unset "reach_filter[$name]"
+		fi
+	done
 }
 
 reach_vmstat() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
 }
 
-# reach_start: the counters from now on.
+# reach_count NAME: events written to NAME's instance since it was
+# enabled: entries + overruns of its ring (never read here).
+reach_count() {
+	local f n=0
+	for f in "$reach_tr/instances/wb_reach_$1"/per_cpu/cpu*/stats; do
+		n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
+	done
+	echo "$n"
+}
+
+# reach_start: the counts from now on (reach_report gives the change).
+declare -A reach_at
 reach_start() {
-	local name t
+	local name
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null || true
 	reach_pins=$(reach_vmstat nr_foll_pin_acquired)
 	for name in "${!reach_filter[@]}"; do
-		t=$reach_tr/instances/wb_reach_$name
-		rmdir "$t" 2>/dev/null || true
-		mkdir "$t" && echo 8 >"$t/buffer_size_kb" &&
-			{ [ -z "${reach_filter[$name]}" ] ||
-				echo "${reach_filter[$name]}" >"$t/events/wb/$name/filter"; } &&
-			echo 1 >"$t/events/wb/$name/enable" ||
-			echo "WB-REACH error the counter $name cannot be set up"
+		reach_at[$name]=$(reach_count "$name")
 	done
 }
 
-# reach_report WHERE: one line "REACH WHERE name N..." (the caller adds
-# its suite's marker), the counters stopped.
+# reach_report LINE: LINE (the caller's marker and WHERE) followed by
+# "name N" for each counter since reach_start.
 reach_report() {
-	local line="$1" name t n f
+	local line="$1" name
 	for name in "${reach_names[@]}"; do
-		t=$reach_tr/instances/wb_reach_$name
-		if [ ! -d "$t" ]; then
+		if [ -n "${reach_at[$name]:-}" ]; then
+			line+=" $name $(( $(reach_count "$name") - reach_at[$name] ))"
+		else
 			line+=" $name -"
-			continue
 		fi
-		echo 0 >"$t/events/wb/$name/enable"
-		n=0
-		for f in "$t"/per_cpu/cpu*/stats; do
-			n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
-		done
-		rmdir "$t"
-		line+=" $name $n"
 	done
+	# vmstat's counters lag by what each CPU has not folded in yet.
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null || true
 	line+=" pinned $(( $(reach_vmstat nr_foll_pin_acquired) - reach_pins ))"
 	line+=" pinbalance $(( $(reach_vmstat nr_foll_pin_acquired) - $(reach_vmstat nr_foll_pin_released) ))"
 	echo "$line"
