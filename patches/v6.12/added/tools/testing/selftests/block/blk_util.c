@@ -328,6 +328,7 @@ static int nullb_make(struct blk_dev *d, const struct blk_want *w, char *msg,
 	};
 	static const char * const off[] = {
 		"zoned", "virt_boundary", "mbps", "cache_size", "blocking",
+		"no_sched", "shared_tags", "poll_queues", "rotational",
 	};
 	char path[192];
 	unsigned int i;
@@ -372,9 +373,15 @@ static int nullb_make(struct blk_dev *d, const struct blk_want *w, char *msg,
 	snprintf(d->disk, sizeof(d->disk), "%s", strrchr(d->cfs, '/') + 1);
 	snprintf(d->path, sizeof(d->path), "/dev/%s", d->disk);
 	d->dev = disk_dev(d->disk);
-	for (i = 0; d->dev && i < 500 && access(d->path, F_OK); i++)
+	if (!d->dev) {
+		snprintf(msg, msglen,
+			 "no disk %s: null_blk names its disks nullbN (before Linux 6.0)",
+			 d->disk);
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < 500 && access(d->path, F_OK); i++)
 		usleep(10000);
-	if (!d->dev || access(d->path, F_OK)) {
+	if (access(d->path, F_OK)) {
 		snprintf(msg, msglen, "%s powered on, but no %s", d->cfs,
 			 d->path);
 		return -ENODEV;
@@ -475,8 +482,10 @@ static int trace_make(struct blk_dev *d, const char *what, char *msg,
 	if (access(BLK_TRACEFS "/instances", W_OK))
 		mount("tracefs", BLK_TRACEFS, "tracefs", 0, NULL);
 	blk_name(d->trace, sizeof(d->trace), BLK_TRACEFS "/instances", what);
+	/* No tracefs, or one this task may not write (lockdown, read-only). */
 	if (mkdir(d->trace, 0755)) {
-		ret = errno == ENOENT ? -EOPNOTSUPP : -errno;
+		ret = errno == ENOENT || errno == EPERM || errno == EACCES ||
+		      errno == EROFS ? -EOPNOTSUPP : -errno;
 		snprintf(msg, msglen, "mkdir %s: %s (CONFIG_FTRACE)", d->trace,
 			 strerror(errno));
 		d->trace[0] = '\0';

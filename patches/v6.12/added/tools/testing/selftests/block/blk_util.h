@@ -18,6 +18,9 @@
 
 #define BLK_MiB		(1024LL * 1024)
 
+/* BIO_MAX_VECS: a bio holds at most this many bvecs. */
+#define BLK_BIO_PAGES	256
+
 /*
  * The first release with the changes the proof cases check (not the
  * fixes): blk_proof_skip() skips them on an earlier kernel.
@@ -72,9 +75,6 @@ long long blk_queue_get(const struct blk_dev *d, const char *attr);
 
 int blk_trace_start(struct blk_dev *d);
 int blk_trace_stop(struct blk_dev *d, long full, struct blk_counts *c);
-
-/* BIO_MAX_VECS: a direct I/O bio of single pages holds this many. */
-#define BLK_BIO_PAGES	256
 
 unsigned long long blk_pfn(int pagemap_fd, const void *addr);
 unsigned long blk_anon_huge_kb(const void *addr);
