@@ -278,12 +278,12 @@ static void check(struct __test_metadata *_metadata, struct blk_dev *d,
  * 60 s a case and 300 s for the program (settings): room for kernels with
  * KASAN on slow machines.
  */
-TEST_F_TIMEOUT(dio_split, read, 60)
+TEST_F_TIMEOUT(dio_split, read, 30)
 {
 	check(_metadata, &self->d, self->buf, false, variant->seg_pages);
 }
 
-TEST_F_TIMEOUT(dio_split, write, 60)
+TEST_F_TIMEOUT(dio_split, write, 30)
 {
 	check(_metadata, &self->d, self->buf, true, variant->seg_pages);
 }
