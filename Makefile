@@ -260,8 +260,7 @@ STRESS_CPIO := $(B)/stress/initramfs.cpio
 STRESS_SECS ?= 30
 # The guards dio_io and dio_align are left out here: v5's 520 single-bio
 # cases of dio_io took over 20 minutes under KASAN and TCG (220 now, the
-# ext4 and scsi_debug fixtures beside them: still long), and the
-# series' dio_pins drives the align-down trim they share; dio_align builds
+# ext4 and scsi_debug fixtures beside them: still long); dio_align builds
 # a 64 MiB buffer of single pages per case. dio_verify.sh's
 # fio jobs of up to 64 MiB per I/O drive the trimming path on this kernel.
 # Those programs get 30 minutes each (-o); the series' dio_split then
@@ -271,7 +270,7 @@ STRESS_SECS ?= 30
 # walk on every split.
 DEBUG_CMD := ./run_kselftest.sh -o 1800 \
 	-t blk_guards:zeroout_first_use -t blk_guards:zeroout -t blk_guards:dio_verify.sh \
-	-t block:zeroout -t block:dio_pins; ./run_kselftest.sh -t block:dio_split
+	-t block:zeroout; ./run_kselftest.sh -t block:dio_split
 ## run-debug: the debug kernel's boot (make test-debug's)
 # KASAN under TCG is slow: the boots get an hour, not 30 min.
 run-debug: export TIMEOUT := 3600
@@ -346,13 +345,13 @@ run-bystander: kernel-patched initramfs
 
 # THP in madvise mode (Ubuntu's default; the guests' kernels default to
 # always, as Debian's): the cases that ask madvise() for huge pages
-# (dio_pins, the fixtures of dio_io with THP buffers: dio_bios, dio_fs,
-# dio_sdebug) or for single pages (dio_split, dio_pins) must run and pass
+# (the fixtures of dio_io with THP buffers: dio_bios, dio_fs,
+# dio_sdebug) or for single pages (dio_split) must run and pass
 # there too, each skip allowed by config/thp-madvise-skips. (All of
 # dio_io: minutes more. dio_align runs on the NVMe namespaces only.)
 THP_MADVISE_CMD := echo "\# THP: $$(cat /sys/kernel/mm/transparent_hugepage/enabled)"; \
 	export KSELFTEST_DIO_IO_ARGS="-f dio_bios -f dio_fs -f dio_sdebug"; \
-	./run_kselftest.sh -t block:dio_pins -t block:dio_split -t blk_guards:dio_io
+	./run_kselftest.sh -t block:dio_split -t blk_guards:dio_io
 ## run-thp-madvise: the THP cases with THP in madvise mode
 run-thp-madvise: export APPEND := transparent_hugepage=madvise
 run-thp-madvise: export MEM := 3G
@@ -361,7 +360,7 @@ run-thp-madvise: kernel-patched initramfs
 	@$(S)/skip-check.sh config/thp-madvise-skips $(T)/thp-madvise.tap >$(T)/thp-madvise-skips.tap
 
 # make blktests: blktests (../shared/blktests-a608cb5.tar.xz, unpacked,
-# with our blktests series patches/blktests applied (block/053 to 055), and
+# with our blktests series patches/blktests applied (block/053 to 056), and
 # built in $(B)/blktests) in the guest, on the patched and the unpatched
 # kernel of this base ($(PATCHED), $(UNPATCHED): BASE=6.12 gives them other
 # trees), each built with config/suites.config (null_blk, scsi_debug,
@@ -396,7 +395,7 @@ BT_KERNELS      := patched=$(PATCHED) baseline=$(UNPATCHED)
 bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
 # Then our cases (patches/blktests), each stopped by SIGTERM and by
 # SIGKILL part way (guest/blktests/kill.sh): nothing of them may be left.
-BLKTESTS_KILL   ?= block/053 block/054 block/055
+BLKTESTS_KILL   ?= block/053 block/054 block/055 block/056
 BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
 	$(strip $(BLKTESTS_KILL)),; /blktests/kill.sh $(BLKTESTS_KILL))
 
@@ -630,7 +629,7 @@ A64_PAGE_SKIPS := ^PMD size [0-9]+ KiB, not 2 MiB|built for 4 KiB pages
 # rule of make blktests per page size ($(T)/arm64-blktests-PAGEk/), and
 # each case must fail on the unpatched kernel (config/blktests-must-fail)
 # or skip there for the page size.
-A64_BLKTESTS   := block/053 block/054 block/055
+A64_BLKTESTS   := block/053 block/054 block/055 block/056
 A64_BT_RUNS    := $(foreach k,$(ARM64_PAGES),run-arm64-blktests-patched-$(k)k run-arm64-blktests-baseline-$(k)k)
 A64_BT_SKIPS   := $(A64_PAGE_SKIPS)|huge zero folio of [0-9]+ bytes, not 2 MiB
 A64_USERLAND   := $(A64)/userland/root

@@ -107,7 +107,7 @@ kill_one() {
 }
 
 # dio_split: the cases of one variant (the others differ in numbers only).
-for prog in zeroout dio_split dio_pins; do
+for prog in zeroout dio_split; do
 	for c in $(cd /kselftest/block && cases $prog |
 		   awk -F. '$1 != "dio_split" || $2 == "512_60k"'); do
 		for sig in TERM KILL; do

@@ -262,8 +262,8 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
  * bio_iov_iter_align_down()") rewrites the align-down trim, which patch 8
  * moves into bio_iov_iter_trim(), patch 9's split trim shares and every bio of
  * these paths goes through (a buffer at +512 on 4096-byte blocks reaches
- * it); dio_pins checks its pins on the multi-bio path only, and no series
- * test reads data back or uses AIO or io_uring.
+ * it); blktests' block/056 checks its pins on the multi-bio path only, and
+ * no series test reads data back or uses AIO or io_uring.
  */
 
 FIXTURE(dio_io) {

@@ -14,8 +14,8 @@
 # bio's short tail back to the next bio by reverting the iterator) lands at
 # the wrong offset or is lost, where blk-mq splits at 96 and 384 KiB and
 # bios are followed by others (64 MiB and odd-sized I/Os), also from a
-# buffer off its page and off the DMA alignment. The series' dio_split and
-# dio_pins run on null_blk devices that keep no data; blktests block/054
+# buffer off its page and off the DMA alignment. The series' dio_split
+# runs on null_blk devices that keep no data; blktests block/054
 # reads back one 64 MiB write at 60 and 96 KiB, and block/042 odd offsets,
 # but neither odd sizes nor a limit whose tail the trim keeps (and both in
 # make blktests only); block/055 reads nothing back.
