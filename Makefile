@@ -60,6 +60,8 @@
 ## FSTESTS_TAR=FILE: fstests' tarball (../shared/fstests-63a2972.tar.xz)
 ## FSTESTS_LIST=FILE: the tests make fstests runs (config/fstests.tests)
 ## FSTESTS_FS=xfs ext4: the file systems of make fstests
+## FSTESTS_BLOCK=default: file system block size in bytes (1024: a run of
+##   its own with sub-page blocks, logs and tables named fstests-1024-*)
 ## FSTESTS_TIMEOUT=SECONDS: a make fstests boot's limit
 ## FROM=ADDRESS: make send's sender, "Name <address>" (default: git's
 ## user.name and user.email; never the patches' placeholder)
