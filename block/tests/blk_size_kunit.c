@@ -660,6 +660,17 @@ static void bio_single_pages_add_test(struct kunit *test)
 	bio_uninit(&bio);
 }
 
+/* The limits of a QEMU NVMe namespace, but for max_sectors. */
+static const struct queue_limits blk_kunit_nvme_lim = {
+	.max_segments = 128,
+	.max_segment_size = SZ_64K,
+	.max_fast_segment_size = PAGE_SIZE,
+	.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
+	.logical_block_size = 512,
+	.physical_block_size = 512,
+	.dma_alignment = 511,
+};
+
 /*
  * bio_iov_iter_get_pages() on a bio that an earlier call filled with single
  * pages, and so marked: what it adds need not be whole pages, here 3584
@@ -669,15 +680,6 @@ static void bio_single_pages_add_test(struct kunit *test)
  */
 static void bio_single_pages_second_call_test(struct kunit *test)
 {
-	struct queue_limits lim = {
-		.max_segments = 128,
-		.max_segment_size = SZ_64K,
-		.max_fast_segment_size = PAGE_SIZE,
-		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
-		.logical_block_size = 512,
-		.physical_block_size = 512,
-		.dma_alignment = 511,
-	};
 	unsigned int nr = 14, segs = 0, walk_segs = 0;
 	struct bio_vec *bvecs;
 	struct iov_iter iter;
@@ -712,9 +714,9 @@ static void bio_single_pages_second_call_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bio.bi_vcnt, nr + 2);
 	KUNIT_EXPECT_FALSE(test, bio_flagged(&bio, BIO_SINGLE_PAGES));
 
-	split = bio_split_io_at(&bio, &lim, &segs, SZ_1M, 0);
+	split = bio_split_io_at(&bio, &blk_kunit_nvme_lim, &segs, SZ_1M, 0);
 	bio_clear_flag(&bio, BIO_SINGLE_PAGES);
-	walk = bio_split_io_at(&bio, &lim, &walk_segs, SZ_1M, 0);
+	walk = bio_split_io_at(&bio, &blk_kunit_nvme_lim, &walk_segs, SZ_1M, 0);
 	KUNIT_EXPECT_EQ(test, split, walk);
 	KUNIT_EXPECT_EQ(test, segs, walk_segs);
 	bio_release_pages(&bio, false);
@@ -777,15 +779,7 @@ static void bio_split_benchmark(struct kunit *test)
 {
 	static const unsigned int max_kb[] = { 60, 128, 512 };
 	static const char * const what[] = { "split", "trim's search" };
-	struct queue_limits lim = {
-		.seg_boundary_mask = BLK_SEG_BOUNDARY_MASK,
-		.max_segment_size = SZ_64K,
-		.max_fast_segment_size = PAGE_SIZE,
-		.max_segments = 128,
-		.logical_block_size = 512,
-		.physical_block_size = 512,
-		.dma_alignment = 511,
-	};
+	struct queue_limits lim = blk_kunit_nvme_lim;
 	u64 ns[2][BENCH_ROUNDS];
 	unsigned int k, r, t, w;
 	struct bio_vec *bvecs;
