@@ -519,6 +519,9 @@ tool-checks: deps
 # (scripts/readme-check.sh): the 7.1 series' git am and quilt lines, and
 # KUnit under UML.
 README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt kunit)
+# The patches of our blktests series: make send's dry run must show each
+# and the cover letter, each to the blktests maintainer.
+BT_PATCHES := $(shell grep -c . patches/blktests/series)
 ## host-checks: the repository's copies of the added files, quilt against
 ## git am, the README's command blocks, KERNEL_TREE's, each mail through a
 ## local SMTP server and b4 am, each mail built alone on its base
@@ -548,7 +551,8 @@ host-checks: apply
 		grep -qx "Tested-by: Workbench Test <test@example.org>" $(B)/outgoing-report/report.eml';)
 	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: a dry run of the blktests series, [PATCH blktests m/n] to its maintainer and linux-block" \
 		bash -c 'FROM="Workbench Test <test@example.org>" $(S)/send-series.sh $(B) - patches/blktests | \
-		grep -c -e "^send-series: \[PATCH blktests [0-3]/3\]" -e "To: .*shinichiro.kawasaki@wdc.com" | grep -qx 8'
+		grep -c -e "^send-series: \[PATCH blktests [0-$(BT_PATCHES)]/$(BT_PATCHES)\]" -e "To: .*shinichiro.kawasaki@wdc.com" | \
+		grep -qx $$((2 * ($(BT_PATCHES) + 1)))'
 	@$(S)/tap-run.sh $(T)/host.tap "make send SERIES=blktests: the Copyright lines the patches add name the sender, not the placeholder" \
 		bash -c 'c=$$(grep -h "^+.*Copyright" $(B)/outgoing/blktests/0*.patch); [ -n "$$c" ] && ! grep -v "Copyright (C) [0-9]* Workbench Test <test@example.org>$$" <<<"$$c"'
 
