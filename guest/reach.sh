@@ -85,14 +85,17 @@ reach_vmstat() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
 }
 
-# reach_count NAME: events written to NAME's instance since it was
-# enabled: entries + overruns of its ring (never read here).
+# trace_written DIR: events written to the trace instance DIR since its
+# events were enabled: entries + overruns of its ring, which nothing
+# reads (also guest/fstests/run.sh's split counts).
+trace_written() {
+	awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' \
+		"$1"/per_cpu/cpu*/stats
+}
+
+# reach_count NAME: events NAME's counter has counted since the boot.
 reach_count() {
-	local f n=0
-	for f in "$reach_tr/instances/wb_reach_$1"/per_cpu/cpu*/stats; do
-		n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
-	done
-	echo "$n"
+	trace_written "$reach_tr/instances/wb_reach_$1"
 }
 
 # reach_start: the counts from now on (reach_report gives the change).
@@ -109,7 +112,7 @@ reach_start() {
 # reach_report LINE: LINE (the caller's marker and WHERE) followed by
 # "name N" for each counter since reach_start.
 reach_report() {
-	local line="$1" name
+	local line="$1" name acquired
 	for name in "${reach_names[@]}"; do
 		if [ -n "${reach_at[$name]:-}" ]; then
 			line+=" $name $(( $(reach_count "$name") - reach_at[$name] ))"
@@ -119,7 +122,8 @@ reach_report() {
 	done
 	# vmstat's counters lag by what each CPU has not folded in yet.
 	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null || true
-	line+=" pinned $(( $(reach_vmstat nr_foll_pin_acquired) - reach_pins ))"
-	line+=" pinbalance $(( $(reach_vmstat nr_foll_pin_acquired) - $(reach_vmstat nr_foll_pin_released) ))"
+	acquired=$(reach_vmstat nr_foll_pin_acquired)
+	line+=" pinned $(( acquired - reach_pins ))"
+	line+=" pinbalance $(( acquired - $(reach_vmstat nr_foll_pin_released) ))"
 	echo "$line"
 }

@@ -25,8 +25,9 @@
 # with), or, given LIST (a file of test names, "#" comments, as
 # config/fstests.tests), a listed test with no row in a WHERE of either
 # kernel (a test of tests/xfs: in the XFS passes only), or if a patched
-# pass left pages pinned where the baseline's left none. A pass that did not end, a run that did not finish, a setup
-# error, or a boot the console scanner failed (a warning, BUG or splat:
+# pass left pages pinned where the baseline's left none. A pass that did
+# not end, a run that did not finish, a setup error, or a boot the
+# console scanner failed (a warning, BUG or splat:
 # scripts/scan-console.sh) is a failed row "(pass)", "(boot)", "(setup)"
 # or "(console)" of its kernel: any of them on the patched kernel fails
 # the rule. Prints both tables and the rule; exits 1 if the rule fails.
@@ -269,12 +270,12 @@ if [ -n "$list" ]; then
 fi
 # Pages left pinned after a patched pass where the baseline's pass of
 # the same WHERE left none.
-incomplete+=$'\n'$(awk -F'\t' '
+pinned=$(awk -F'\t' '
 	{ for (i = 2; i < NF; i += 2) if ($i == "pinbalance") b = $(i + 1) }
 	FILENAME ~ /-baseline\.reach$/ { base[$1] = b; next }
 	b != 0 && base[$1] == "0" { print "pages left pinned after the pass " $1 " on the patched kernel: " b ", on the baseline 0" }' \
 	"$out/$suite-baseline.reach" "$out/$suite-patched.reach")
-bad=$(printf '%s\n%s' "$incomplete" "$bad" | sed '/^$/d')
+bad=$(printf '%s\n%s\n%s' "$incomplete" "$pinned" "$bad" | sed '/^$/d')
 if [ -n "$bad" ] || [ ! -s "$out/$suite-baseline.rows" ] || [ ! -s "$out/$suite-patched.rows" ]; then
 	echo "$suite-report: RULE BROKEN: $rule:" >&2
 	awk '{ print "  " $0 }' <<<"${bad:-a kernel has no results}" >&2

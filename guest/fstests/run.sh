@@ -94,7 +94,7 @@ echo "WB-FSTESTS buddyinfo $(awk '{ $1 = $2 = $3 = ""; printf "%s;", $0 }' /proc
 # its own: its small ring keeps few events, but entries plus overruns
 # count every one written.
 split_count() {
-	local t=/sys/kernel/tracing/instances/wb_fstests_$1 n=0 f
+	local t=/sys/kernel/tracing/instances/wb_fstests_$1 n
 	if [ "${2:-}" = start ]; then
 		rmdir "$t" 2>/dev/null || true
 		mkdir "$t" && echo 8 >"$t/buffer_size_kb" &&
@@ -103,9 +103,7 @@ split_count() {
 			echo 1 >"$t/events/block/block_split/enable"
 		return
 	fi
-	for f in "$t"/per_cpu/cpu*/stats; do
-		n=$((n + $(awk '$1 == "entries:" || $1 == "overrun:" { n += $2 } END { print n + 0 }' "$f")))
-	done
+	n=$(trace_written "$t")
 	echo 0 >"$t/events/block/block_split/enable"
 	rmdir "$t"
 	echo "$n"
