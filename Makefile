@@ -156,12 +156,12 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 	'tools/testing/selftests/*/config' '*.kunitconfig' 2>/dev/null | \
 	sed 's|^|$(PATCHED)/|')
 
-.PHONY: all help test shell series clean deps trees apply kernels \
+.PHONY: all help test shell series clean deps trees apply checkpatch kernels \
 	kernel-patched kernel-base selftests initramfs run-patched \
 	run-baseline run-bystander run-debug run-nothp run-persistent test-persistent \
 	tool-checks host-checks check send bench bench-base bench-kernels bench-trim bench-prefix bench-initramfs bench-plots \
 	dio-table \
-	test-debug test-nothp test-all run-backport kunit-parse kunit-arm64 blktests blktests-build \
+	test-debug test-nothp test-all run-backport kunit-parse run-kunit-module kunit-arm64 blktests blktests-build \
 	arm64 arm64-initramfs $(A64_RUNS) \
 	$(addprefix kernel-suites-,patched baseline) fstests fstests-build \
 	$(addprefix run-fstests-,patched baseline) \
@@ -171,10 +171,22 @@ fragments = config/qemu.config guest/guards/config $(EXTRA_CONFIG) $(shell git -
 help:
 	@$(S)/make-help.sh $(firstword $(MAKEFILE_LIST))
 
-## all: (the default) build the patched kernel, boot it on QEMU NVMe, run
-## the block kselftests on null_blk and on each namespace, KUnit at boot
-all: run-patched
-	@$(S)/tap-summary.sh patched=$(T)/patched.tap kunit=$(T)/patched/console.log
+## all: (the default) checkpatch of each patch, then build the patched
+## kernel, boot it on QEMU NVMe, run the block kselftests on null_blk and
+## on each namespace, KUnit at boot
+all: checkpatch run-patched
+	@$(S)/tap-summary.sh checkpatch=$(T)/checkpatch.tap patched=$(T)/patched.tap kunit=$(T)/patched/console.log
+
+## checkpatch: scripts/checkpatch.pl --strict of each patch of the series,
+## in the patched tree: what a maintainer's tools run first (make check
+## runs it on each patch's predecessors, with the builds)
+checkpatch: apply
+	@$(S)/deps.sh checkpatch
+	@mkdir -p $(T) && rm -f $(T)/checkpatch.tap
+	@. $(S)/lib.sh && wb_series $(PATCHES) && for p in "$${wb_patches[@]}"; do \
+		$(S)/tap-run.sh $(T)/checkpatch.tap "checkpatch --strict $$p" \
+			$(S)/checkpatch-patch.sh $(PATCHED) $(PATCHES)/$$p; \
+	done
 
 ## deps: install, with apt-get, what building and booting a kernel needs
 ## and is missing (each target adds what it needs: scripts/deps.sh)
@@ -516,9 +528,9 @@ tool-checks: deps
 
 # The series of this base on the host: repo copies, quilt, make send.
 # The README's command blocks that make test runs as they are written
-# (scripts/readme-check.sh): the 7.1 series' git am and quilt lines, and
-# KUnit under UML.
-README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt kunit)
+# (scripts/readme-check.sh): the 7.1 series' git am and quilt lines, the
+# re-authoring after git am, and KUnit under UML.
+README_CHECKS := $(if $(filter 7.1,$(BASE)),git-am quilt reauthor kunit)
 # The patches of our blktests series: make send's dry run must show each
 # and the cover letter, each to the blktests maintainer.
 BT_PATCHES := $(shell grep -c . patches/blktests/series)
@@ -557,10 +569,11 @@ host-checks: apply
 		bash -c 'c=$$(grep -h "^+.*Copyright" $(B)/outgoing/blktests/0*.patch); [ -n "$$c" ] && ! grep -v "Copyright (C) [0-9]* Workbench Test <test@example.org>$$" <<<"$$c"'
 
 # $(call test_tap,TESTDIR): make test's results of one base.
-test_tap = tools=$(1)/tools.tap host=$(1)/host.tap patched=$(1)/patched.tap \
+test_tap = tools=$(1)/tools.tap checkpatch=$(1)/checkpatch.tap host=$(1)/host.tap patched=$(1)/patched.tap \
 	kunit=$(1)/patched/console.log baseline=$(1)/baseline-proof.tap \
 	bystander=$(1)/bystander.tap bystander-skips=$(1)/bystander-skips.tap \
 	thp-madvise=$(1)/thp-madvise.tap thp-madvise-skips=$(1)/thp-madvise-skips.tap \
+	kunit-module=$(1)/kunit-module.tap kunit-module-cases=$(1)/kunit-module/console.log \
 	$(call debug_tap,$(1))
 # KUnit on arm64 (kunit-arm64, below): one KTAP per page size.
 ARM64_PAGES     ?= 4 16 64
@@ -579,9 +592,12 @@ TEST_TAP := $(call test_tap,$(T)) $(KUNIT_ARM64_TAP)
 BACKPORT   := $(MAKE) --no-print-directory BASE=6.12 LINUX_TARBALL=$(BACKPORT_TARBALL) KERNEL_TREE=$(BACKPORT_TREE)
 BACKPORT_T := $(abspath build/6.12/test)
 ifeq ($(BASE),7.1)
-BACKPORT_TAP := backport-host=$(BACKPORT_T)/host.tap backport=$(BACKPORT_T)/patched.tap \
+BACKPORT_TAP := backport-checkpatch=$(BACKPORT_T)/checkpatch.tap \
+	backport-host=$(BACKPORT_T)/host.tap backport=$(BACKPORT_T)/patched.tap \
 	backport-kunit=$(BACKPORT_T)/patched/console.log \
-	backport-baseline=$(BACKPORT_T)/baseline-proof.tap
+	backport-baseline=$(BACKPORT_T)/baseline-proof.tap \
+	backport-kunit-module=$(BACKPORT_T)/kunit-module.tap \
+	backport-kunit-module-cases=$(BACKPORT_T)/kunit-module/console.log
 endif
 
 ## run-backport: make test's steps of the 6.12 backport (from BASE=7.1)
@@ -591,8 +607,8 @@ endif
 # make's value: that holds $$BLK_NOWZ_DEV, which the sub-make would
 # expand again (as $(B)LK_NOWZ_DEV).
 run-backport:
-	@+$(BACKPORT) GUEST_CMD='$$(BASELINE_CMD)' host-checks run-patched run-baseline \
-		kunit-parse 2>&1 | sed -u 's/^/6.12: /'
+	@+$(BACKPORT) GUEST_CMD='$$(BASELINE_CMD)' checkpatch host-checks run-patched run-baseline \
+		kunit-parse run-kunit-module 2>&1 | sed -u 's/^/6.12: /'
 
 ## kunit-arm64: the series' KUnit on arm64 at each page size of ARM64_PAGES
 # KUnit of the series on arm64 with 4, 16 and 64 KiB pages
@@ -676,6 +692,26 @@ $(A64_RUNS): run-arm64-%: arm64-initramfs
 arm64: $(A64_RUNS) $(foreach k,$(ARM64_PAGES),arm64-blktests-$(k)k)
 	@$(S)/tap-summary.sh $(ARM64_TAP)
 
+# The series' KUnit suite as a module (config/kunit-module.config, as
+# CONFIG_KUNIT_ALL_TESTS=m builds it): the patched kernel built so in
+# TREE/obj-kunit-m, its modules appended to the initramfs
+# (scripts/module-initramfs.sh). The guest loads blk_size_kunit.ko, whose
+# cases print their KTAP on the console, and unloads it; the summary
+# counts both, the load and unload ($(T)/kunit-module.tap) and the cases
+# ($(T)/kunit-module/console.log).
+KMOD_OBJ := $(PATCHED)/obj-kunit-m
+KMOD_CMD := echo 1..2; ko=$$(find /lib/modules -name blk_size_kunit.ko); \
+	if [ -n "$$ko" ] && insmod "$$ko"; then echo "ok 1 insmod blk_size_kunit.ko"; \
+	else echo "not ok 1 insmod blk_size_kunit.ko"; fi; \
+	if rmmod blk_size_kunit; then echo "ok 2 rmmod blk_size_kunit"; \
+	else echo "not ok 2 rmmod blk_size_kunit"; fi
+## run-kunit-module: the series' KUnit suite built as a module (=m), loaded
+## and unloaded in a guest
+run-kunit-module: apply initramfs
+	$(call variant,$(PATCHED),$(KMOD_OBJ),config/kunit-module.config)
+	@$(S)/module-initramfs.sh $(INITRAMFS) $(KMOD_OBJ) $(B)/initramfs-kunit-m.cpio
+	$(call guest-run,$(KMOD_OBJ)/arch/x86/boot/bzImage,kunit-module,$(B)/initramfs-kunit-m.cpio,$(KMOD_CMD))
+
 ## kunit-parse: kunit.py parse of the patched boot's console
 kunit-parse: run-patched
 	@$(S)/tap-run.sh $(T)/host.tap "kunit.py parse of the patched console" \
@@ -685,8 +721,8 @@ kunit-parse: run-patched
 # namespaces, and KUnit: the debug boot runs the other tests that take
 # named devices there, and the bystander boot every test on the devices
 # it makes. make (and test-all, through make all) runs them all on NVMe.
-TEST_STEPS := tool-checks host-checks run-patched run-baseline run-bystander run-thp-madvise \
-	run-debug kunit-parse kunit-arm64
+TEST_STEPS := tool-checks checkpatch host-checks run-patched run-baseline run-bystander run-thp-madvise \
+	run-debug kunit-parse run-kunit-module kunit-arm64
 
 # make test's plain boot: the read-back guard on the NVMe namespaces, and
 # the series' kselftests on each namespace ("nvme-nowz: ...", "nvme-wz:

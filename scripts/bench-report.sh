@@ -136,7 +136,8 @@ set yrange [*<0.99:1.01<*]
 set ylabel "time patched / baseline (below 1: faster)"
 set xtics rotate by -20
 set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb "#4477aa" lw 2
-plot "$3" using 0:2:3:4:xtic(1) with yerrorbars notitle lc rgb "#cc3311" pt 7 ps 1.2
+set key top left opaque
+plot "$3" using 0:2:3:4:xtic(1) with yerrorbars title "patched / baseline of the medians; bar: of the fastest and slowest runs, the extreme ratios" lc rgb "#cc3311" pt 7 ps 1.2
 GP
 }
 label=${2:-${out##*/}}

@@ -243,59 +243,18 @@ nm_of() { # target
 	case ${cc_of[$1]} in gcc|gcc-intree|llvm) echo nm ;; *) echo "${cc_of[$1]}nm" ;; esac
 }
 
-# checkpatch on the patch file, in the tree of its predecessors.
+# checkpatch on the patch file, in the tree of its predecessors
+# (scripts/checkpatch-patch.sh judges its findings).
 checkpatch() { # patch file, label
-	local p=$1 label=$2 start out findings item bad=0 why
+	local start out
 	start=$(date +%s)
-	# checkpatch exits 1 on findings, which are judged below. Debian's
-	# python3 first: spdxcheck.py needs its python3-ply and python3-git.
-	out=$(cd "$tree" && { PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --show-types --no-summary --quiet "$p" 2>&1 || true; })
-	findings=$(grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" || true)
-	# A helper of checkpatch's that fails (spdxcheck.py) prints a
-	# traceback, and checkpatch goes on as if its check had passed.
-	if grep -q '^Traceback ' <<<"$out"; then
-		result "$label checkpatch" FAIL "$start" "a script checkpatch runs failed:"
-		indent <<<"$out"
-		return
-	fi
-	if [ -z "$findings" ]; then
-		result "$label checkpatch" ok "$start" "no error, warning or check"
-		return
-	fi
-	# Changelog items (bullets or paragraphs below "---") that mention
-	# checkpatch, each joined on one line.
-	local items
-	items=$(sed -n '/^---$/,/^diff --git /p' "$p" | awk '
-		/^[[:space:]]*$/ || /^[[:space:]]*[-*] / { if (item ~ /checkpatch/) print item; item = "" }
-		{ sub(/^[[:space:]]+/, ""); item = item " " $0 }
-		END { if (item ~ /checkpatch/) print item }')
-	why=()
-	while IFS= read -r f; do
-		local type=${f#*:} msg
-		msg=${type#*: } type=${type%%:*}
-		item=$(while IFS= read -r i; do
-			[[ $i == *"$type"* ]] && { echo "$i"; break; }
-			while IFS= read -r q; do
-				[ -n "$q" ] && [[ $msg == *"$q"* ]] && { echo "$i"; break 2; }
-			done < <(grep -oE '"[^"]{8,}"' <<<"$i" | tr -d '"')
-		done <<<"$items"
-		# No item found ends the loop on a failed read: not an error.
-		true)
-		if [ -n "$item" ]; then
-			why+=("$type justified:$item")
-		else
-			bad=1 why+=("$f (not justified in the changelog)")
-		fi
-	done <<<"$findings"
-	if [ $bad -eq 0 ]; then
-		result "$label checkpatch" ok "$start" "$(wc -l <<<"$findings") justified finding(s)"
+	if out=$("$here/checkpatch-patch.sh" "$tree" "$1" 2>&1); then
+		result "$2 checkpatch" ok "$start" "$(head -n 1 <<<"$out")"
+		tail -n +2 <<<"$out" | indent
 	else
-		result "$label checkpatch" FAIL "$start" "$(basename "$p"):"
+		result "$2 checkpatch" FAIL "$start" "$(basename "$1"):"
+		indent <<<"$out"
 	fi
-	# Each finding once (a type found on many lines, justified by one
-	# item), cut to a line; checkpatch's own words after a failure.
-	printf '%s\n' "${why[@]}" | awk '!seen[$0]++' | cut -c1-150 | indent
-	[ $bad -eq 0 ] || indent <<<"$out"
 }
 
 # The worktree, reset to BASE with the objects and logs of earlier runs;

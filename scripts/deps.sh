@@ -36,6 +36,7 @@ for group in "${@:-base}"; do
 	arm64)	pkgs+=(qemu-system-arm gcc-aarch64-linux-gnu) ;;
 	arm64-ksft) pkgs+=(libc6-dev-arm64-cross g++-aarch64-linux-gnu) ;;
 	bench)	pkgs+=(gnuplot-nox) ;;
+	checkpatch) pkgs+=(python3-ply python3-git) ;;
 	check)	pkgs+=(sparse python3-ply python3-git)
 		wb_bool CHECKPATCH_ONLY || pkgs+=(gcc-i686-linux-gnu gcc-riscv64-linux-gnu
 		       "clang-$WB_LLVM" "lld-$WB_LLVM" "llvm-$WB_LLVM") ;;
@@ -45,7 +46,7 @@ for group in "${@:-base}"; do
 		[ "$group" = blktests ] || pkgs+=(autoconf automake libtool libtool-bin pkg-config
 		       uuid-dev xfslibs-dev libattr1-dev libacl1-dev libaio-dev liburing-dev
 		       libcap-dev libgdbm-dev libgdbm-compat-dev libssl-dev) ;;
-	*)	echo "deps: no group $group (base host backport arm64 arm64-ksft bench check blktests fstests)" >&2
+	*)	echo "deps: no group $group (base host backport arm64 arm64-ksft bench checkpatch check blktests fstests)" >&2
 		exit 1 ;;
 	esac
 done

@@ -217,7 +217,8 @@ wb_worktree_add() {
 	echo "$(basename "$0" .sh): checking out $dir"
 	rm -rf "$dir"
 	git -C "$repo" worktree prune
-	git -C "$repo" worktree add -q "$@" "$dir" "$commit"
+	wb_ticking "$(basename "$0" .sh): checking out" \
+		git -C "$repo" worktree add -q "$@" "$dir" "$commit"
 }
 
 # wb_worktree REPO DIR COMMIT [KEEP...]: DIR as a worktree of REPO,
@@ -385,4 +386,37 @@ wb_install_libs() {
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done < <(ldd "$2" 2>/dev/null | grep -oE '/[^ ]+')
+}
+
+# wb_modules_install OBJ STAGE: the modules of the kernel built in OBJ
+# (modules_install, stripped, depmod) under STAGE/lib/modules; fails if it
+# installs no module.
+wb_modules_install() {
+	# MAKEFLAGS emptied as in build-guards.sh (no jobserver for a script)
+	MAKEFLAGS='' make -s -C "$1" INSTALL_MOD_PATH="$2" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+	[ -n "$(find "$2/lib/modules" -name '*.ko' -print -quit)" ] ||
+		{ echo "modules_install of $1 installed no module" >&2; return 1; }
+}
+
+# wb_ticking LABEL COMMAND [ARG...]: runs COMMAND and, while it runs,
+# prints "LABEL: Ns" every 30 seconds, with the number of lines of the
+# file WB_TICK_LOG that match WB_TICK_MATCH (an extended regular
+# expression) if it is set: no long step is silent for a minute. Returns
+# COMMAND's status.
+wb_ticking() {
+	local label=$1 start ticker rc=0
+	shift
+	start=$(date +%s)
+	(
+		while sleep 30 >/dev/null 2>&1; do
+			n=
+			[ -z "${WB_TICK_LOG:-}" ] || n=", $(grep -cE "${WB_TICK_MATCH:-.}" "$WB_TICK_LOG" 2>/dev/null || true) ${WB_TICK_WHAT:-lines}"
+			echo "$label: $(( $(date +%s) - start ))s$n"
+		done
+	) &
+	ticker=$!
+	"$@" || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
+	return "$rc"
 }

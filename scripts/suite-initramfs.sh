@@ -48,8 +48,7 @@ stage=$(realpath "$(mktemp -d "$(dirname "$out")/$name-stage.XXXXXX")")
 trap 'rm -rf "$stage" "$out.guest"' EXIT
 modules=no
 if grep -qx CONFIG_MODULES=y "$obj/.config"; then
-	# MAKEFLAGS emptied as in build-guards.sh (no jobserver for a script)
-	MAKEFLAGS='' make -s -C "$obj" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+	wb_modules_install "$obj" "$stage"
 	modules=yes
 fi
 mkdir -p "$stage/opt" "$stage/usr/bin"
@@ -64,8 +63,6 @@ if [ "${WB_ARCH:-x86_64}" = x86_64 ]; then
 		wb_install_libs "$stage" "$f" "$have"
 	done < <(find "$stage/opt/$name" -type f -perm -u+x -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
 fi
-[ $modules = no ] || [ -n "$(find "$stage/lib/modules" -name '*.ko' -print -quit)" ] ||
-	{ echo "$name-initramfs: modules_install of $obj installed no module" >&2; exit 1; }
 { cat "$out.guest"; (cd "$stage" && find . -mindepth 1 | cpio -o -H newc --quiet); } >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "$name-initramfs: $out ($(du -h "$out" | cut -f1), modules: $modules, kernel $(cat "$obj/include/config/kernel.release")) in $(( $(date +%s) - start ))s"
