@@ -26,10 +26,9 @@ export CCACHE_STATSLOG=$obj/ccache-stats.log
 rm -f "$CCACHE_STATSLOG"
 # A line every 30 s with the files compiled so far (a cold build: about
 # 3000 for the guests' kernels).
-if ! WB_TICK_LOG=$log WB_TICK_MATCH='^  CC ' WB_TICK_WHAT='files compiled' \
-	wb_ticking "build: ${obj#"$tree"/}" make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
-	CC="ccache ${wb_cross}gcc" -j"$(( $(nproc) + 1 ))" \
-	"${targets[@]}" >"$log" 2>&1; then
+if ! WB_TICK_MATCH='^  CC ' WB_TICK_WHAT='files compiled' \
+	wb_ticking "build: ${obj#"$tree"/}" "$log" make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
+	CC="ccache ${wb_cross}gcc" -j"$(( $(nproc) + 1 ))" "${targets[@]}"; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	echo "build: FAILED for $tree, full log: $log" >&2
 	exit 1

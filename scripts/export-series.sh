@@ -21,7 +21,10 @@ repo=$(realpath "$(dirname "$0")/..")
 n=$(git -C "$tree" rev-list --count "$base..HEAD")
 [ "$n" -gt 0 ] || { echo "export-series: no commits on $tree since $base" >&2; exit 1; }
 find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' -delete
-git -C "$tree" format-patch -q --notes --numbered --zero-commit \
+# The index lines' blob ids at a fixed length, 9: git's default grows
+# with the repository, and the same series would differ from machine to
+# machine.
+git -C "$tree" -c core.abbrev=9 format-patch -q --notes --numbered --zero-commit \
 	--no-signature -o "$(realpath "$dir")" "$base..HEAD"
 find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-cover-letter.patch' \
 	-printf '%f\n' | sort >"$dir/series"

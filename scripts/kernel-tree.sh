@@ -83,7 +83,7 @@ if [ -z "$src" ]; then
 		start=$(date +%s)
 		rm -rf "$src" "$src.tmp"
 		mkdir -p "$src.tmp"
-		wb_ticking "kernel-tree: unpacking" tar -xf "$tarball" -C "$src.tmp" --strip-components=1
+		wb_ticking "kernel-tree: unpacking" - tar -xf "$tarball" -C "$src.tmp" --strip-components=1
 		# Dated by a file of the tarball that no patch touches (its
 		# mtime is the release's), so every machine, whatever the
 		# mtimes of ../shared, gets the same base hash.
@@ -102,7 +102,7 @@ if [ -z "$src" ]; then
 		fi
 		# Debian's top-level .gitignore ignores /*, so add with -f.
 		echo "kernel-tree: committing the $(find "$src.tmp" -type f | wc -l) files ($(( $(date +%s) - start ))s so far)"
-		wb_ticking "kernel-tree: committing" git --git-dir="$src" --work-tree="$src.tmp" add -f .
+		wb_ticking "kernel-tree: committing" - git --git-dir="$src" --work-tree="$src.tmp" add -f .
 		GIT_AUTHOR_DATE=$stamp GIT_COMMITTER_DATE=$stamp \
 		git "${WB_IDENT[@]}" --git-dir="$src" --work-tree="$src.tmp" \
 			commit -q -m "Linux $(make -s -C "$src.tmp" kernelversion) from $origin"

@@ -217,7 +217,7 @@ wb_worktree_add() {
 	echo "$(basename "$0" .sh): checking out $dir"
 	rm -rf "$dir"
 	git -C "$repo" worktree prune
-	wb_ticking "$(basename "$0" .sh): checking out" \
+	wb_ticking "$(basename "$0" .sh): checking out" - \
 		git -C "$repo" worktree add -q "$@" "$dir" "$commit"
 }
 
@@ -398,24 +398,30 @@ wb_modules_install() {
 		{ echo "modules_install of $1 installed no module" >&2; return 1; }
 }
 
-# wb_ticking LABEL COMMAND [ARG...]: runs COMMAND and, while it runs,
-# prints "LABEL: Ns" every 30 seconds, with the number of lines of the
-# file WB_TICK_LOG that match WB_TICK_MATCH (an extended regular
-# expression) if it is set: no long step is silent for a minute. Returns
+# wb_ticking LABEL LOG COMMAND [ARG...]: runs COMMAND, its output to the
+# file LOG (- : where the caller's goes) and, while it runs, prints
+# "LABEL: Ns" every 30 seconds, with the number of lines of LOG that
+# match WB_TICK_MATCH (an extended regular expression) if that is set,
+# named WB_TICK_WHAT: no long step is silent for a minute. Returns
 # COMMAND's status.
 wb_ticking() {
-	local label=$1 start ticker rc=0
-	shift
+	local label=$1 log=$2 start ticker rc=0
+	shift 2
 	start=$(date +%s)
 	(
 		while sleep 30 >/dev/null 2>&1; do
 			n=
-			[ -z "${WB_TICK_LOG:-}" ] || n=", $(grep -cE "${WB_TICK_MATCH:-.}" "$WB_TICK_LOG" 2>/dev/null || true) ${WB_TICK_WHAT:-lines}"
+			[ "$log" = - ] || [ -z "${WB_TICK_MATCH:-}" ] ||
+				n=", $(grep -cE "$WB_TICK_MATCH" "$log" 2>/dev/null || true) ${WB_TICK_WHAT:-lines}"
 			echo "$label: $(( $(date +%s) - start ))s$n"
 		done
 	) &
 	ticker=$!
-	"$@" || rc=$?
+	if [ "$log" = - ]; then
+		"$@" || rc=$?
+	else
+		"$@" >"$log" 2>&1 || rc=$?
+	fi
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	return "$rc"
