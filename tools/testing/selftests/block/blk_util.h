@@ -8,7 +8,9 @@
  * named disk are named ksft_blk_NS_PID_WHAT after the process that made
  * them and its PID namespace; each setup first removes (or restores)
  * those of runs of its namespace that were killed (blk_sweep()), and
- * leaves alone those of a run still going or of another namespace.
+ * leaves alone those of a run still going or of another namespace. What
+ * a test mounted or loaded for its device (configfs, tracefs, null_blk)
+ * is unmounted or unloaded when it puts the device back, unless in use.
  */
 #ifndef BLK_UTIL_H
 #define BLK_UTIL_H

@@ -30,7 +30,8 @@
  * Needs root and the block trace events. Each case makes a null_blk of its
  * own and removes it, or runs on the disk named in BLK_TEST_DEV (and in
  * BLK_TEST_DESTROY: its data is lost), skipping if it has Write Zeroes;
- * iomap_zero sets its stable_writes and puts the value back. huge_folio
+ * iomap_zero sets stable_writes, so it runs on a null_blk of its own
+ * only, and skips on a named disk. huge_folio
  * skips if there is no huge zero folio to take:
  * no THP, transparent_hugepage/use_zero_page at 0 (read, never set), a PMD
  * size other than 2 MiB (16 KiB pages), or no free 2 MiB to allocate it
@@ -155,6 +156,8 @@ static int xfs_make(struct blk_dev *d, char *msg, size_t len)
 	ret = blk_queue_set(d, "stable_writes", 1);
 	if (ret) {
 		snprintf(msg, len, "%s stable_writes: %s", d->disk,
+			 ret == -EOPNOTSUPP ?
+			 "set on a null_blk of the test's own only" :
 			 strerror(-ret));
 		return ret;
 	}
