@@ -15,51 +15,46 @@
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-static void blk_zero_nr_vecs_zero_page_test(struct kunit *test)
-{
+/*
+ * blk_zero_nr_vecs(@sects, @folio): the bvecs of a zeroing bio of @sects
+ * sectors from a zero folio of @folio bytes.
+ */
+static const struct {
+	sector_t sects;
+	unsigned int folio, nr_vecs;
+} zero_cases[] = {
 	/* One 4 KiB zero page per bvec: 1 MiB bios, as before the folio. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_4K), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8, SZ_4K), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(9, SZ_4K), 2);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1M >> SECTOR_SHIFT, SZ_4K),
-			BIO_MAX_VECS);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_4K),
-			BIO_MAX_VECS);
-}
-
-static void blk_zero_nr_vecs_huge_folio_test(struct kunit *test)
-{
-	const sector_t folio_sects = SZ_2M >> SECTOR_SHIFT;
-
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(1, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects - 1, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects, SZ_2M), 1);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(folio_sects + 1, SZ_2M), 2);
-	/* Exactly the bound, and one sector more: still 16 MiB bios. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8 * folio_sects, SZ_2M),
-			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(8 * folio_sects + 1, SZ_2M),
-			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
-	/* 1 GiB, and beyond 4 GiB (sector_t arithmetic). */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT, SZ_2M),
-			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(5ULL << (30 - SECTOR_SHIFT),
-					       SZ_2M),
-			BLK_ZERO_BIO_MAX_BYTES / SZ_2M);
-}
-
-static void blk_zero_nr_vecs_large_folio_test(struct kunit *test)
-{
+	{ 1, SZ_4K, 1 }, { 8, SZ_4K, 1 }, { 9, SZ_4K, 2 },
+	{ SZ_1M >> SECTOR_SHIFT, SZ_4K, BIO_MAX_VECS },
+	{ SZ_1G >> SECTOR_SHIFT, SZ_4K, BIO_MAX_VECS },
+	/* The 2 MiB huge zero folio (4096 sectors): then 16 MiB bios. */
+	{ 1, SZ_2M, 1 }, { 4095, SZ_2M, 1 }, { 4096, SZ_2M, 1 },
+	{ 4097, SZ_2M, 2 }, { 8 * 4096, SZ_2M, BLK_ZERO_BIO_MAX_BYTES / SZ_2M },
+	{ 8 * 4096 + 1, SZ_2M, BLK_ZERO_BIO_MAX_BYTES / SZ_2M },
+	{ SZ_1G >> SECTOR_SHIFT, SZ_2M, BLK_ZERO_BIO_MAX_BYTES / SZ_2M },
+	/* Beyond 4 GiB: sector_t arithmetic. */
+	{ 5ULL << (30 - SECTOR_SHIFT), SZ_2M, BLK_ZERO_BIO_MAX_BYTES / SZ_2M },
 	/*
 	 * A zero folio above the bound, which this kernel's mm never hands
 	 * out (it refuses PMDs above 2 MiB): one bvec of at most
-	 * BLK_ZERO_BIO_MAX_BYTES.
+	 * BLK_ZERO_BIO_MAX_BYTES; the 64 KiB zero page of a 64 KiB-page
+	 * kernel: 256 of them, 16 MiB.
 	 */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT,
-					       SZ_32M), 1);
-	/* The 64 KiB zero page of a 64 KiB-page kernel: 256 of them, 16 MiB. */
-	KUNIT_EXPECT_EQ(test, blk_zero_nr_vecs(SZ_1G >> SECTOR_SHIFT,
-					       SZ_64K), BIO_MAX_VECS);
+	{ SZ_1G >> SECTOR_SHIFT, SZ_32M, 1 },
+	{ SZ_1G >> SECTOR_SHIFT, SZ_64K, BIO_MAX_VECS },
+};
+
+static void blk_zero_nr_vecs_test(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(zero_cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, blk_zero_nr_vecs(zero_cases[i].sects,
+							   zero_cases[i].folio),
+				    zero_cases[i].nr_vecs,
+				    "%llu sectors from a zero folio of %u bytes",
+				    (unsigned long long)zero_cases[i].sects,
+				    zero_cases[i].folio);
 }
 
 /*
@@ -132,12 +127,7 @@ static const struct split_case split_cases[] = {
 	  SZ_64K, 0, 512, 512, 0, 0, 80, PAGE_SIZE - 512, 512, 1, 2 * SZ_128K },
 };
 
-static void split_case_desc(const struct split_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(bio_split_rw_last, split_cases, split_case_desc);
+KUNIT_ARRAY_PARAM_DESC(bio_split_rw_last, split_cases, name);
 
 /* The pages of blk_kunit_pages(), freed when the test ends. */
 static void blk_kunit_free_pages(void *page)
@@ -704,9 +694,7 @@ static void bio_single_pages_second_call_test(struct kunit *test)
 }
 
 static struct kunit_case blk_size_test_cases[] = {
-	KUNIT_CASE(blk_zero_nr_vecs_zero_page_test),
-	KUNIT_CASE(blk_zero_nr_vecs_huge_folio_test),
-	KUNIT_CASE(blk_zero_nr_vecs_large_folio_test),
+	KUNIT_CASE(blk_zero_nr_vecs_test),
 	KUNIT_CASE_PARAM(bio_split_rw_last_test, bio_split_rw_last_gen_params),
 	KUNIT_CASE(bio_split_rw_last_pages_test),
 	KUNIT_CASE(bio_iov_whole_pages_test),

@@ -26,10 +26,14 @@
 /* Root's own: no other user can put a file there for root to read. */
 #define BLK_SAVEDIR	"/run"
 #define BLK_PREFIX	"ksft_blk_"
+
+/*
+ * What this process mounted or loaded for its devices (configfs, tracefs,
+ * null_blk), which blk_dev_put() unmounts or unloads again.
+ */
+static bool blk_mounted_cfs, blk_mounted_tracefs, blk_loaded_nullb;
 /* The queue limits a test may change on a named disk, and restores. */
-static const char * const blk_saved_attrs[] = {
-	"max_sectors_kb",
-};
+static const char * const blk_saved_attrs[] = { "max_sectors_kb" };
 
 /*
  * NULL where a proof case judges this kernel, or why it skips. A proof
@@ -208,7 +212,7 @@ static bool saved_attr_ok(const char *attr)
  * Puts back the queue limits that the file @path saved ("DISK ATTR VALUE"
  * lines, the first value of an attribute last) and removes it. Only a
  * regular file of root's, written by no one else, and only the limits of
- * blk_saved_attrs[] of a disk in /sys/block.
+ * blk_saved_attrs[] of a disk in /sys/block; 1 if @path is a directory.
  */
 static int saved_restore(const char *path)
 {
@@ -224,7 +228,7 @@ static int saved_restore(const char *path)
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid ||
 	    (st.st_mode & 022)) {
 		close(fd);
-		return -EPERM;
+		return S_ISDIR(st.st_mode) ? 1 : -EPERM;
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
@@ -248,38 +252,47 @@ static int saved_restore(const char *path)
 	return unlink(path) ? -errno : ret;
 }
 
+static int trace_remove(const char *path)
+{
+	return rmdir(path) ? -errno : 0;
+}
+
 /*
- * Removes the saved limits (put back), devices and trace instances of
- * earlier runs that were killed.
+ * What a killed run may have left, in the order it goes (a device once
+ * nothing mounts it), and the function that removes or puts back one: 0,
+ * -errno, or 1 if that is not its kind of entry.
  */
+static const struct {
+	const char *dir;
+	int (*remove)(const char *path);
+} blk_left[] = {
+	{ BLK_SAVEDIR, saved_restore },
+	{ NULLB_CFS, nullb_remove },
+	{ BLK_TRACEFS "/instances", trace_remove },
+};
+
+/* Removes (or puts back) what earlier runs that were killed left. */
 void blk_sweep(void)
 {
-	static const char * const dirs[] = {
-		BLK_SAVEDIR, NULLB_CFS, BLK_TRACEFS "/instances",
-	};
 	char path[192];
 	struct dirent *de;
 	unsigned int i;
 	DIR *d;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		d = opendir(dirs[i]);
+	for (i = 0; i < ARRAY_SIZE(blk_left); i++) {
+		d = opendir(blk_left[i].dir);
 		if (!d)
 			continue;
 		while ((de = readdir(d))) {
 			if (!blk_stale(de->d_name))
 				continue;
-			snprintf(path, sizeof(path), "%s/%.100s", dirs[i],
-				 de->d_name);
-			if (i == 0)
-				ret = saved_restore(path);
-			else if (i == 1)
-				ret = nullb_remove(path);
-			else
-				ret = rmdir(path);
-			fprintf(stderr, "# %s %s left by a killed run\n",
-				ret ? "cannot remove" : "removed", path);
+			snprintf(path, sizeof(path), "%s/%.100s",
+				 blk_left[i].dir, de->d_name);
+			ret = blk_left[i].remove(path);
+			if (ret <= 0)
+				fprintf(stderr, "# %s %s left by a killed run\n",
+					ret ? "cannot remove" : "removed", path);
 		}
 		closedir(d);
 	}
@@ -322,7 +335,6 @@ static int nullb_make(struct blk_dev *d, const struct blk_want *w, char *msg,
 		{ "hw_queue_depth", 64 },
 		{ "blocksize", w->lbs ? w->lbs : 512 },
 		{ "size", w->size_mb },
-		{ "memory_backed", w->memory_backed },
 		{ "max_sectors", w->max_hw_kb * 2 },
 		{ "discard", 0 },
 	};
@@ -334,13 +346,16 @@ static int nullb_make(struct blk_dev *d, const struct blk_want *w, char *msg,
 	unsigned int i;
 	int ret;
 
-	/* Mounting configfs where it belongs is harmless; blktests does it. */
-	if (access(NULLB_CFS, W_OK))
-		mount("configfs", "/sys/kernel/config", "configfs", 0, NULL);
+	/* configfs where it belongs, as blktests mounts it. */
+	if (access(NULLB_CFS, W_OK) &&
+	    !mount("configfs", "/sys/kernel/config", "configfs", 0, NULL))
+		blk_mounted_cfs = true;
 	/* A null_blk module loaded by someone else keeps its parameters. */
-	if (access(NULLB_CFS, W_OK) && access("/sys/module/null_blk", F_OK) &&
-	    system("modprobe -q null_blk nr_devices=0 2>/dev/null") == -1)
-		return -errno;
+	if (access(NULLB_CFS, W_OK) && access("/sys/module/null_blk", F_OK)) {
+		if (system("modprobe -q null_blk nr_devices=0 2>/dev/null") == -1)
+			return -errno;
+		blk_loaded_nullb = !access("/sys/module/null_blk", F_OK);
+	}
 	if (access(NULLB_CFS, W_OK)) {
 		snprintf(msg, msglen, "%s: %s (CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)",
 			 NULLB_CFS, strerror(errno));
@@ -479,8 +494,9 @@ static int trace_make(struct blk_dev *d, const char *what, char *msg,
 	unsigned int i;
 	int ret;
 
-	if (access(BLK_TRACEFS "/instances", W_OK))
-		mount("tracefs", BLK_TRACEFS, "tracefs", 0, NULL);
+	if (access(BLK_TRACEFS "/instances", W_OK) &&
+	    !mount("tracefs", BLK_TRACEFS, "tracefs", 0, NULL))
+		blk_mounted_tracefs = true;
 	blk_name(d->trace, sizeof(d->trace), BLK_TRACEFS "/instances", what);
 	/* No tracefs, or one this task may not write (lockdown, read-only). */
 	if (mkdir(d->trace, 0755)) {
@@ -569,34 +585,53 @@ void blk_dev_put(struct blk_dev *d)
 		fprintf(stderr, "# cannot restore the limits in %s\n",
 			d->saved);
 	d->saved[0] = '\0';
+	/* What blk_dev_get() mounted or loaded, unless another user has it. */
+	if (blk_loaded_nullb && !system("modprobe -qr null_blk 2>/dev/null"))
+		blk_loaded_nullb = false;
+	if (blk_mounted_cfs && !umount("/sys/kernel/config"))
+		blk_mounted_cfs = false;
+	if (blk_mounted_tracefs && !umount(BLK_TRACEFS))
+		blk_mounted_tracefs = false;
+}
+
+/*
+ * Saves queue/@attr of a named disk (its file @path) in d->saved, for
+ * blk_dev_put() or, after a kill, blk_sweep() to put back: 0, or
+ * -EOPNOTSUPP if it is no limit of blk_saved_attrs[] or cannot be saved
+ * where only root writes.
+ */
+static int saved_add(struct blk_dev *d, const char *attr, const char *path)
+{
+	long long old = blk_read_ll(path);
+	struct stat st;
+	int fd, len;
+
+	if (!saved_attr_ok(attr) || old < 0 || stat(BLK_SAVEDIR, &st) ||
+	    st.st_uid || (st.st_mode & 022))
+		return -EOPNOTSUPP;
+	fd = open(d->saved, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
+		  O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	len = dprintf(fd, "%s %s %lld\n", d->disk, attr, old);
+	close(fd);
+	return len > 0 ? 0 : -EIO;
 }
 
 /*
  * Sets queue/@attr of the disk: 0 or -errno. A named disk's value is
- * saved first, for blk_dev_put() or, after a kill, blk_sweep() to put
- * back; -EOPNOTSUPP if it cannot be saved where only root writes.
+ * saved first (saved_add()).
  */
 int blk_queue_set(struct blk_dev *d, const char *attr, long long val)
 {
 	char path[192];
-	long long old;
-	struct stat st;
-	int fd, len;
+	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", d->disk, attr);
-	if (d->saved[0]) {
-		old = blk_read_ll(path);
-		if (!saved_attr_ok(attr) || old < 0 || stat(BLK_SAVEDIR, &st) ||
-		    st.st_uid || (st.st_mode & 022))
-			return -EOPNOTSUPP;
-		fd = open(d->saved, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW |
-			  O_CLOEXEC, 0600);
-		if (fd < 0)
-			return -errno;
-		len = dprintf(fd, "%s %s %lld\n", d->disk, attr, old);
-		close(fd);
-		if (len <= 0)
-			return -EIO;
+	if (!d->cfs[0]) {
+		ret = saved_add(d, attr, path);
+		if (ret)
+			return ret;
 	}
 	return blk_write(path, "%lld", val);
 }

@@ -5,10 +5,12 @@
  * A test makes a null_blk of its own, or takes the whole disk named in
  * BLK_TEST_DEV if BLK_TEST_DESTROY lists it too: its data is destroyed.
  * Devices, trace instances and the saved queue limits of a named disk are
- * named ksft_blk_NS_PID_WHAT after the process that made them and its
- * PID namespace; each setup first removes (or restores) those of runs of
- * its namespace that were killed (blk_sweep()), and leaves alone those of
- * a run still going or of another namespace.
+ * named ksft_blk_NS_PID_WHAT after the process that made them and its PID
+ * namespace; each setup first removes (or restores) those of runs of its
+ * namespace that were killed (blk_sweep()), and leaves alone those of a
+ * run still going or of another namespace. What a test mounted or loaded
+ * for its device (configfs, tracefs, null_blk) is unmounted or unloaded
+ * when it puts the device back, unless in use.
  */
 #ifndef BLK_UTIL_H
 #define BLK_UTIL_H
@@ -34,7 +36,6 @@ struct blk_want {
 	unsigned int lbs;	/* logical block size, 0: any (512 if made) */
 	unsigned long size_mb;	/* at least */
 	unsigned int max_hw_kb;	/* of a null_blk; a named disk has its own */
-	bool memory_backed;	/* a null_blk that keeps its data */
 	bool no_write_zeroes;	/* zeroing must write zeroes from memory */
 	bool trace;		/* count its block events */
 	int open_flags;		/* open it with these, 0: not at all */
