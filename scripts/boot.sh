@@ -107,7 +107,7 @@ echo "boot: $kernel in $rundir: $cmd"
 echo "boot: the guest's output in $rundir/output.log, its console in $rundir/console.log; results below as they come"
 start=$(date +%s)
 # While the guest runs: each top-level TAP result of its output as it
-# comes, and a line at least once a minute.
+# comes, and a line at least every 30 seconds.
 progress() {
 	local n=0 have last=$start now
 	while sleep 10; do
@@ -117,7 +117,7 @@ progress() {
 			grep -aE '^(not )?ok [0-9]+ ' "$rundir/output.log" | sed -n "$((n + 1)),${have}p" |
 				sed "s/^/boot: [$((now - start))s] /"
 			n=$have last=$now
-		elif [ $((now - last)) -ge 60 ]; then
+		elif [ $((now - last)) -ge 30 ]; then
 			echo "boot: [$((now - start))s] running, $n results so far"
 			last=$now
 		fi

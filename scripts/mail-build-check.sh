@@ -35,6 +35,7 @@ wb_kbuild_args
 failed=0
 for mail in "$@"; do
 	start=$(date +%s) name=$(basename "$mail") log=$logs/$(basename "$mail").log
+	: >"$log"
 	wb_mail_set "$patched" "$base" "$mail"
 	wb_worktree "$patched" "$tree" "$wb_set_base"
 	ok=1 why=
@@ -54,7 +55,7 @@ for mail in "$@"; do
 		mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
 		if ! UNKNOWN_OK=1 nice -n 19 "$here/kconfig.sh" "$tree" "$obj" "${frags[@]}" >"$log.config" 2>&1; then
 			ok=0 why="config failed, log $log.config"
-		elif ! nice -n 19 make -C "$tree" O="$obj" "${wb_kbuild[@]}" CC="ccache gcc" W=1 -j"$(nproc)" "${objs[@]}" >"$log" 2>&1; then
+		elif ! nice -n 19 make -C "$tree" O="$obj" "${wb_kbuild[@]}" CC="ccache gcc" W=1 -j"$(nproc)" "${objs[@]}" >>"$log" 2>&1; then
 			ok=0 why="build failed, log $log: $(grep -m1 -E 'error' "$log" || true)"
 		elif div=$(wb_libgcc_divs nm "$obj" "${objs[@]}") && [ -n "$div" ]; then
 			ok=0 why="64-bit division by the libgcc helper: $div"
