@@ -26,7 +26,7 @@ export CCACHE_STATSLOG=$obj/ccache-stats.log
 rm -f "$CCACHE_STATSLOG"
 # A line every 30 s with the files compiled so far (a cold build: about
 # 3000 for the guests' kernels).
-if ! WB_TICK_MATCH='^  CC ' WB_TICK_WHAT='files compiled' \
+if ! wb_tick_match='^  CC ' wb_tick_what='files compiled' \
 	wb_ticking "build: ${obj#"$tree"/}" "$log" make -C "$tree" O="$obj" "${wb_kbuild[@]}" \
 	CC="ccache ${wb_cross}gcc" -j"$(( $(nproc) + 1 ))" "${targets[@]}"; then
 	grep -E 'error|Error' "$log" | head -20 >&2

@@ -401,8 +401,8 @@ wb_modules_install() {
 # wb_ticking LABEL LOG COMMAND [ARG...]: runs COMMAND, its output to the
 # file LOG (- : where the caller's goes) and, while it runs, prints
 # "LABEL: Ns" every 30 seconds, with the number of lines of LOG that
-# match WB_TICK_MATCH (an extended regular expression) if that is set,
-# named WB_TICK_WHAT: no long step is silent for a minute. Returns
+# match wb_tick_match (an extended regular expression) if that is set,
+# named wb_tick_what: no long step is silent for a minute. Returns
 # COMMAND's status.
 wb_ticking() {
 	local label=$1 log=$2 start ticker rc=0
@@ -411,8 +411,8 @@ wb_ticking() {
 	(
 		while sleep 30 >/dev/null 2>&1; do
 			n=
-			[ "$log" = - ] || [ -z "${WB_TICK_MATCH:-}" ] ||
-				n=", $(grep -cE "$WB_TICK_MATCH" "$log" 2>/dev/null || true) ${WB_TICK_WHAT:-lines}"
+			[ "$log" = - ] || [ -z "${wb_tick_match:-}" ] ||
+				n=", $(grep -cE "$wb_tick_match" "$log" 2>/dev/null || true) ${wb_tick_what:-lines}"
 			echo "$label: $(( $(date +%s) - start ))s$n"
 		done
 	) &
