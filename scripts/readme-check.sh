@@ -36,9 +36,13 @@ block_of() { # name: the README's block of that name
 	printf '%s\n' "$b"
 }
 block=$(block_of "$name")
+# The paster's own git identity, as in their ~/.gitconfig (this machine's
+# global one may name someone else).
+gitconfig=$build/readme-gitconfig
+printf '[user]\n\tname = README Check\n\temail = readme@example.org\n' >"$gitconfig"
 run() { # dir [block]: the block, as a user pastes it there
-	(cd "$1" && env -u W -u K GIT_COMMITTER_NAME="README Check" GIT_COMMITTER_EMAIL=readme@example.org \
-		bash -euo pipefail -c "${2:-$block}")
+	(cd "$1" && env -u W -u K GIT_CONFIG_GLOBAL="$gitconfig" GIT_COMMITTER_NAME="README Check" \
+		GIT_COMMITTER_EMAIL=readme@example.org bash -euo pipefail -c "${2:-$block}")
 }
 
 case $name in
