@@ -69,7 +69,9 @@ git-am|quilt|reauthor)
 			{ echo "readme-check: reauthor changed the tree" >&2; exit 1; }
 		[ "$(git -C "$tree" log -"$n" --format='%an <%ae>' | sort -u)" = "README Check <readme@example.org>" ] ||
 			{ echo "readme-check: reauthor left another author on the last $n commits" >&2; exit 1; }
-		git -C "$tree" log -"$n" --format=%B | grep -qx 'Signed-off-by: README Check <readme@example.org>' ||
+		# (grep -q on git's pipe: an early exit, SIGPIPE, a failure under pipefail)
+		msgs=$(git -C "$tree" log -"$n" --format=%B)
+		grep -qx 'Signed-off-by: README Check <readme@example.org>' <<<"$msgs" ||
 			{ echo "readme-check: reauthor added no sign-off" >&2; exit 1; }
 		[ "$(git -C "$tree" log -1 --format='%an' HEAD~"$n")" != "README Check" ] ||
 			{ echo "readme-check: reauthor went past the series" >&2; exit 1; }
