@@ -23,12 +23,6 @@
 
 #define NULLB_CFS	"/sys/kernel/config/nullb"
 #define BLK_TRACEFS	"/sys/kernel/tracing"
-/*
- * Root's own: no other user can put a file there for root to read, or
- * make in advance the mount point a test would make.
- */
-#define BLK_MNTDIR	"/run"
-#define BLK_SAVEDIR	"/run"
 #define BLK_PREFIX	"ksft_blk_"
 
 /*
@@ -36,8 +30,6 @@
  * null_blk), which blk_dev_put() unmounts or unloads again.
  */
 static bool blk_mounted_cfs, blk_mounted_tracefs, blk_loaded_nullb;
-/* The queue limits a test may change on a named disk, and restores. */
-static const char * const blk_saved_attrs[] = { "max_sectors_kb" };
 
 /*
  * NULL where a proof case judges this kernel, or why it skips. A proof
@@ -202,6 +194,9 @@ static int nullb_remove(const char *cfs)
 	return access(cfs, F_OK) ? 0 : -EBUSY;
 }
 
+/* Root's own: no other user can make a test's mount point in advance. */
+#define BLK_MNTDIR	"/run"
+
 /*
  * Unmounts and removes a mount point of a test, or of a killed run: only a
  * directory that root owns, so that no other user's file is touched.
@@ -221,6 +216,19 @@ int blk_mnt_remove(const char *path)
 		umount2(path, MNT_DETACH);
 	return rmdir(path) ? -errno : 0;
 }
+
+static int trace_remove(const char *path)
+{
+	return rmdir(path) ? -errno : 0;
+}
+
+/*
+ * Saved queue limits: files in root's own /run, where no other user can
+ * put a file for root to read. The limits a test may change on a named
+ * disk, and puts back:
+ */
+#define BLK_SAVEDIR	"/run"
+static const char * const blk_saved_attrs[] = { "max_sectors_kb" };
 
 static bool saved_attr_ok(const char *attr)
 {
@@ -277,11 +285,6 @@ static int saved_restore(const char *path)
 	return unlink(path) ? -errno : ret;
 }
 
-static int trace_remove(const char *path)
-{
-	return rmdir(path) ? -errno : 0;
-}
-
 /*
  * What a killed run may have left, in the order it goes (a device once
  * nothing mounts it), and the function that removes or puts back one: 0,
@@ -291,10 +294,14 @@ static const struct {
 	const char *dir;
 	int (*remove)(const char *path);
 } blk_left[] = {
+	/* Mount points, before the devices they mount. */
 	{ BLK_MNTDIR, blk_mnt_remove },
-	{ BLK_SAVEDIR, saved_restore },
+	/* null_blk devices. */
 	{ NULLB_CFS, nullb_remove },
+	/* Trace instances. */
 	{ BLK_TRACEFS "/instances", trace_remove },
+	/* The saved queue limits of named disks, put back. */
+	{ BLK_SAVEDIR, saved_restore },
 };
 
 /* Removes (or puts back) what earlier runs that were killed left. */

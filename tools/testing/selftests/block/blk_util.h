@@ -4,13 +4,12 @@
  *
  * A test makes a null_blk of its own, or takes the whole disk named in
  * BLK_TEST_DEV if BLK_TEST_DESTROY lists it too: its data is destroyed.
- * Devices, trace instances, mount points and the saved queue limits of a
- * named disk are named ksft_blk_NS_PID_WHAT after the process that made
- * them and its PID namespace; each setup first removes (or restores)
- * those of runs of its namespace that were killed (blk_sweep()), and
- * leaves alone those of a run still going or of another namespace. What
- * a test mounted or loaded for its device (configfs, tracefs, null_blk)
- * is unmounted or unloaded when it puts the device back, unless in use.
+ * What a test makes is named ksft_blk_NS_PID_WHAT after the process that
+ * made it and its PID namespace; each setup first removes (or puts back)
+ * what runs of its namespace that were killed left (blk_sweep()), and
+ * leaves alone what a run still going or another namespace has. What a
+ * test mounted or loaded for its device (configfs, tracefs, null_blk) is
+ * unmounted or unloaded when it puts the device back, unless in use.
  */
 #ifndef BLK_UTIL_H
 #define BLK_UTIL_H
