@@ -62,6 +62,8 @@
 ## FSTESTS_FS=xfs ext4: the file systems of make fstests
 ## FSTESTS_BLOCK=default: file system block size in bytes (1024: a run of
 ##   its own with sub-page blocks, logs and tables named fstests-1024-*)
+## FSTESTS_DEBUG=1: make fstests on both kernels built with KASAN,
+##   lockdep and XFS_DEBUG too (a run of its own, named fstests-debug-*)
 ## FSTESTS_TIMEOUT=SECONDS: a make fstests boot's limit
 ## FROM=ADDRESS: make send's sender, "Name <address>" (default: git's
 ## user.name and user.email; never the patches' placeholder)
@@ -470,14 +472,21 @@ FSTESTS_TAR     ?= $(abspath ../shared/fstests-63a2972.tar.xz)
 FSTESTS_LIST    ?= config/fstests.tests
 FSTESTS_FS      ?= xfs ext4
 # Seconds each kernel's boot may take, both file systems: a bound for a
-# hung guest, above the list's 90-minute budget.
-FSTESTS_TIMEOUT ?= 7200
+# hung guest, above the list's 90-minute budget (doubled for the debug
+# kernels).
+FSTESTS_TIMEOUT ?= $(if $(FSTESTS_DEBUG),14400,7200)
 # File system block size in bytes: default (mkfs's, 4 KiB), or 1024 for
 # a run of its own with sub-page blocks (its logs and tables named
 # fstests-1024-*), where direct I/O of less than a page runs.
 FSTESTS_BLOCK   ?= default
+# FSTESTS_DEBUG=1: a run of its own on both kernels built with the kernel's
+# debugging machinery too (config/debug.config: KASAN, lockdep, UBSAN,
+# DEBUG_VM; config/suites-debug.config: XFS_DEBUG) in TREE/obj-suites-debug;
+# its logs and tables named fstests-debug-* (fstests-1024-debug-*).
+FSTESTS_DEBUG   ?=
 FT              := $(B)/fstests
-FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))
+FT_OBJ          := obj-suites$(if $(FSTESTS_DEBUG),-debug)
+FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))$(if $(FSTESTS_DEBUG),-debug)
 FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
 ## fstests-build: unpack and build fstests
 fstests-build: deps
@@ -485,17 +494,24 @@ fstests-build: deps
 	@$(S)/suite-build.sh $(FSTESTS_TAR) $(FT)
 	@cp $(FSTESTS_LIST) $(FT)/wb.tests
 
+$(addprefix kernel-suites-debug-,$(BT_NAMES)): kernel-suites-debug-%: apply
+	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/obj-suites-debug,config/suites.config \
+		config/debug.config config/suites-debug.config)
+
+FT_KERNEL       := kernel-suites$(if $(FSTESTS_DEBUG),-debug)
 FT_RUNS         := $(addprefix run-fstests-,$(BT_NAMES))
 $(FT_RUNS): export MODULES_OWN_PARAMS := 1
 $(FT_RUNS): export TOPOLOGY := $(abspath config/fstests.topology)
-$(FT_RUNS): export MEM := 2G
+# KASAN's shadow and quarantine take an eighth and more of the debug
+# kernels' memory: a gigabyte more for them.
+$(FT_RUNS): export MEM := $(if $(FSTESTS_DEBUG),3G,2G)
 $(FT_RUNS): export SMP := 1
 $(FT_RUNS): export APPEND := transparent_hugepage=madvise
 $(FT_RUNS): export TIMEOUT := $(FSTESTS_TIMEOUT)
-$(FT_RUNS): run-fstests-%: kernel-suites-% fstests-build initramfs
-	@$(S)/suite-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(BT_OBJ) $(FT) config/fstests.packages \
-		guest/fstests $(B)/fstests-guest/initramfs-$*.cpio
-	$(call guest-run,$(call bt_tree,$*)/$(BT_OBJ)/arch/x86/boot/bzImage,$(FT_NAME)-boot-$*,$(B)/fstests-guest/initramfs-$*.cpio,$(FT_CMD))
+$(FT_RUNS): run-fstests-%: $(FT_KERNEL)-% fstests-build initramfs
+	@$(S)/suite-initramfs.sh $(INITRAMFS) $(call bt_tree,$*)/$(FT_OBJ) $(FT) config/fstests.packages \
+		guest/fstests $(B)/fstests-guest/initramfs-$(FT_OBJ)-$*.cpio
+	$(call guest-run,$(call bt_tree,$*)/$(FT_OBJ)/arch/x86/boot/bzImage,$(FT_NAME)-boot-$*,$(B)/fstests-guest/initramfs-$(FT_OBJ)-$*.cpio,$(FT_CMD))
 
 # Kernels, fstests and the initramfs first, one after the other; then the
 # two guests side by side; then the tables and the rule.
@@ -504,7 +520,7 @@ FSTESTS_TAP := $(foreach k,baseline patched rule,$(FT_NAME)-$(k)=$(T)/$(FT_NAME)
 ## patched and the unpatched 7.1.5 kernel side by side; the same rule
 fstests:
 	@mkdir -p $(T) && rm -f $(T)/$(FT_NAME)-rule.tap
-	@$(MAKE) --no-print-directory $(addprefix kernel-suites-,$(BT_NAMES)) fstests-build initramfs
+	@$(MAKE) --no-print-directory $(addprefix $(FT_KERNEL)-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
 	@rc=0; $(S)/suite-report.sh $(FT_NAME) $(T) $(T)/$(FT_NAME)-boot-baseline/output.log \
 		$(T)/$(FT_NAME)-boot-patched/output.log $(FSTESTS_LIST) || rc=1; \
