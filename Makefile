@@ -57,6 +57,8 @@
 ## BLKTESTS_TIMEOUT=30: seconds a timed blktests case's fio runs
 ## BLKTESTS_KILL=LIST: our blktests cases stopped by SIGTERM and SIGKILL
 ## part way (nothing of them may be left)
+## BLKTESTS_EXCLUDE=LIST: tests make blktests leaves out (7.1: block/047,
+##   a 7.1.5 race that panics either kernel: docs/suites.md)
 ## FSTESTS_TAR=FILE: fstests' tarball (../shared/fstests-63a2972.tar.xz)
 ## FSTESTS_LIST=FILE: the tests make fstests runs (config/fstests.tests)
 ## FSTESTS_FS=xfs ext4: the file systems of make fstests
@@ -412,7 +414,12 @@ bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
 # Then our cases (patches/blktests), each stopped by SIGTERM and by
 # SIGKILL part way (guest/blktests/kill.sh): nothing of them may be left.
 BLKTESTS_KILL   ?= block/053 block/054 block/055 block/056
-BT_CMD          := TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
+# Tests left out of every pass (check -x), each for a reason of the base
+# that docs/suites.md shows on the unpatched kernel: block/047's two
+# concurrent scheduler writers hit a race of 7.1.5's elevator_change()
+# that panics the guest, patched or not, and a panic ends the run.
+BLKTESTS_EXCLUDE ?= $(if $(filter 6.12,$(BASE)),,block/047)
+BT_CMD          := BLKTESTS_EXCLUDE='$(BLKTESTS_EXCLUDE)' TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
 	$(strip $(BLKTESTS_KILL)),; /blktests/kill.sh $(BLKTESTS_KILL))
 
 ## blktests-build: unpack, patch (patches/blktests) and build blktests

@@ -16,7 +16,8 @@
 # A DEVTEST or TEST may be a group (block, nvme...): check -d runs its
 # tests that take a test device, a plain check all of them (those that
 # take one are not run without TEST_DEVS). blktests' TIMEOUT (seconds of
-# each fio run of a timed test) and QUICK_RUN come from the environment.
+# each fio run of a timed test) and QUICK_RUN come from the environment,
+# and BLKTESTS_EXCLUDE: tests every pass leaves out (check -x).
 # Each pass starts with a line "WB-BLKTESTS pass DEVICE LIMIT" and ends
 # with "WB-BLKTESTS end DEVICE LIMIT RC SECONDS"; between them is check's
 # own output, which scripts/suite-report.sh reads, and "WB-BLKTESTS reach
@@ -32,6 +33,11 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do
 done
 [ $# -eq 0 ] || shift
 tests=("$@")
+exclude=()
+for t in ${BLKTESTS_EXCLUDE:-}; do
+	exclude+=(-x "$t")
+	echo "WB-BLKTESTS note: $t left out (BLKTESTS_EXCLUDE)"
+done
 
 # shellcheck source=guest/reach.sh
 . /blktests/reach.sh
@@ -59,7 +65,7 @@ pass() {
 	# (pipefail: rc is check's).
 	rc=0
 	reach_start
-	./check "$@" | cat || rc=$?
+	./check "${exclude[@]}" "$@" | cat || rc=$?
 	reach_report "WB-BLKTESTS reach $dev $limit"
 	echo "WB-BLKTESTS end $dev $limit $rc $(( $(date +%s) - start ))"
 }
