@@ -415,9 +415,11 @@ bt_tree          = $(patsubst $(1)=%,%,$(filter $(1)=%,$(BT_KERNELS)))
 # SIGKILL part way (guest/blktests/kill.sh): nothing of them may be left.
 BLKTESTS_KILL   ?= block/053 block/054 block/055 block/056
 # Tests left out of every pass (check -x), each for a reason of the base
-# that docs/suites.md shows on the unpatched kernel: block/047's two
-# concurrent scheduler writers hit a race of 7.1.5's elevator_change()
-# that panics the guest, patched or not, and a panic ends the run.
+# that docs/suites.md shows on the unpatched kernel: block/047 is the
+# regression test of 4ff58d6bc9dd ("block: serialize elevator changes for
+# the same queue using a writer lock", 7.2-rc4), which 7.1.5 has not: its
+# concurrent scheduler writers panic the guest, patched or not, and a
+# panic ends the run.
 BLKTESTS_EXCLUDE ?= $(if $(filter 6.12,$(BASE)),,block/047)
 BT_CMD          := BLKTESTS_EXCLUDE='$(BLKTESTS_EXCLUDE)' TIMEOUT=$(BLKTESTS_TIMEOUT) /blktests/run.sh $(BLKTESTS_SMALL_KB) $(BLKTESTS_DEV) -- $(BLKTESTS_NODEV)$(if \
 	$(strip $(BLKTESTS_KILL)),; /blktests/kill.sh $(BLKTESTS_KILL))
@@ -428,8 +430,11 @@ blktests-build: deps
 	@$(S)/suite-build.sh $(BLKTESTS_TAR) $(BT) patches/blktests
 
 BT_NAMES        := patched baseline
+# $(call suites-kernel,NAME,OBJ[,FRAGMENTS]): the suites kernel of NAME
+# (patched or baseline), config/suites.config and FRAGMENTS, in TREE/OBJ.
+suites-kernel    = $(call variant,$(call bt_tree,$(1)),$(call bt_tree,$(1))/$(2),config/suites.config $(3))
 $(addprefix kernel-suites-,$(BT_NAMES)): kernel-suites-%: apply
-	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/$(BT_OBJ),config/suites.config)
+	$(call suites-kernel,$*,$(BT_OBJ))
 
 # One boot per kernel; its initramfs: the usual one, blktests, the Debian
 # programs it runs and the kernel's modules.
@@ -492,7 +497,8 @@ FSTESTS_BLOCK   ?= default
 # its logs and tables named fstests-debug-* (fstests-1024-debug-*).
 FSTESTS_DEBUG   ?=
 FT              := $(B)/fstests
-FT_OBJ          := obj-suites$(if $(FSTESTS_DEBUG),-debug)
+FT_DEBUG_OBJ    := $(BT_OBJ)-debug
+FT_OBJ          := $(if $(FSTESTS_DEBUG),$(FT_DEBUG_OBJ),$(BT_OBJ))
 FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))$(if $(FSTESTS_DEBUG),-debug)
 FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
 ## fstests-build: unpack and build fstests
@@ -502,8 +508,7 @@ fstests-build: deps
 	@cp $(FSTESTS_LIST) $(FT)/wb.tests
 
 $(addprefix kernel-suites-debug-,$(BT_NAMES)): kernel-suites-debug-%: apply
-	$(call variant,$(call bt_tree,$*),$(call bt_tree,$*)/obj-suites-debug,config/suites.config \
-		config/debug.config config/suites-debug.config)
+	$(call suites-kernel,$*,$(FT_DEBUG_OBJ),config/debug.config config/suites-debug.config)
 
 FT_KERNEL       := kernel-suites$(if $(FSTESTS_DEBUG),-debug)
 FT_RUNS         := $(addprefix run-fstests-,$(BT_NAMES))
