@@ -34,9 +34,14 @@ reach_range() {
 # (p) or kretprobe (r) event wb/NAME on FUNC, fetching ARGS, and the
 # filter of its counter: called from CALLER, and MORE_FILTER. Nothing
 # where FUNC or CALLER is not a function of this kernel.
-declare -A reach_filter
+declare -A reach_filter reach_kept
 reach_define() {
 	local name=$1 caller=${4:-} more=${5:-} range filter=
+	if [ "$(cat "$reach_tr/instances/wb_reach_$name/events/wb/$name/enable" 2>/dev/null)" = 1 ]; then
+		reach_kept[$name]=1 # set up by an earlier run in this boot
+		reach_filter[$name]=
+		return 0
+	fi
 	echo "$2:wb/$name $3" >>"$reach_tr/kprobe_events" 2>/dev/null || return 0
 	if [ -n "$caller" ]; then
 		range=$(reach_range "$caller")
@@ -54,7 +59,8 @@ reach_define() {
 # until it ends: each enable of a kprobe patches the kernel's text, and a
 # 7.1.5 guest under TCG oopsed once in a probed function (an instruction
 # fetch from a data page) after its probe had been disabled and enabled
-# again between two passes.
+# again between two passes. A later run in the same boot (a loop of
+# runs) counts with the counters the first one enabled.
 reach_setup() {
 	local name t
 	[ -d "$reach_tr/instances" ] || mount -t tracefs nodev "$reach_tr" 2>/dev/null || true
@@ -69,6 +75,7 @@ reach_setup() {
 			__blkdev_issue_zero_pages "len > $(getconf PAGESIZE)"
 	}
 	for name in "${!reach_filter[@]}"; do
+		[ -z "${reach_kept[$name]:-}" ] || continue
 		t=$reach_tr/instances/wb_reach_$name
 		rmdir "$t" 2>/dev/null || true
 		if ! mkdir "$t" || ! echo 8 >"$t/buffer_size_kb" ||
