@@ -66,6 +66,8 @@
 ##   its own with sub-page blocks, logs and tables named fstests-1024-*)
 ## FSTESTS_DEBUG=1: make fstests on both kernels built with KASAN,
 ##   lockdep and XFS_DEBUG too (a run of its own, named fstests-debug-*)
+## FSTESTS_PART=K/N: make fstests of the K-th of N parts of FSTESTS_LIST
+##   (every N-th test from the K-th; a run of its own, named *-KofN)
 ## FSTESTS_TIMEOUT=SECONDS: a make fstests boot's limit
 ## FROM=ADDRESS: make send's sender, "Name <address>" (default: git's
 ## user.name and user.email; never the patches' placeholder)
@@ -496,16 +498,26 @@ FSTESTS_BLOCK   ?= default
 # DEBUG_VM; config/suites-debug.config: XFS_DEBUG) in TREE/obj-suites-debug;
 # its logs and tables named fstests-debug-* (fstests-1024-debug-*).
 FSTESTS_DEBUG   ?=
+# FSTESTS_PART=K/N: the K-th of N parts of FSTESTS_LIST
+# (scripts/list-part.sh), for a list too slow for one run (the debug
+# kernels under TCG): a run of its own, its logs and tables named so
+# (fstests-debug-1of3-*).
+FSTESTS_PART    ?=
+ifneq ($(FSTESTS_PART),)
+ifneq ($(shell scripts/list-part.sh /dev/null '$(FSTESTS_PART)' 2>/dev/null && echo ok),ok)
+$(error FSTESTS_PART=$(FSTESTS_PART): give K/N, the K-th of N parts of FSTESTS_LIST, 1 <= K <= N)
+endif
+endif
 FT              := $(B)/fstests
 FT_DEBUG_OBJ    := $(BT_OBJ)-debug
 FT_OBJ          := $(if $(FSTESTS_DEBUG),$(FT_DEBUG_OBJ),$(BT_OBJ))
-FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))$(if $(FSTESTS_DEBUG),-debug)
-FT_CMD          := /fstests/run.sh /opt/fstests/wb.tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
+FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))$(if $(FSTESTS_DEBUG),-debug)$(if $(FSTESTS_PART),-$(subst /,of,$(FSTESTS_PART)))
+FT_CMD          := /fstests/run.sh /opt/fstests/$(FT_NAME).tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
 ## fstests-build: unpack and build fstests
 fstests-build: deps
 	@$(S)/deps.sh fstests
 	@$(S)/suite-build.sh $(FSTESTS_TAR) $(FT)
-	@cp $(FSTESTS_LIST) $(FT)/wb.tests
+	@$(S)/list-part.sh $(FSTESTS_LIST) $(or $(FSTESTS_PART),1/1) >$(FT)/$(FT_NAME).tests
 
 $(addprefix kernel-suites-debug-,$(BT_NAMES)): kernel-suites-debug-%: apply
 	$(call suites-kernel,$*,$(FT_DEBUG_OBJ),config/debug.config config/suites-debug.config)
@@ -535,7 +547,7 @@ fstests:
 	@$(MAKE) --no-print-directory $(addprefix $(FT_KERNEL)-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
 	@rc=0; $(S)/suite-report.sh $(FT_NAME) $(T) $(T)/$(FT_NAME)-boot-baseline/output.log \
-		$(T)/$(FT_NAME)-boot-patched/output.log $(FSTESTS_LIST) || rc=1; \
+		$(T)/$(FT_NAME)-boot-patched/output.log $(FT)/$(FT_NAME).tests || rc=1; \
 	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
 ## tool-checks: shellcheck, make help's check, the scanners on recorded logs
@@ -551,7 +563,7 @@ tool-checks: deps
 		$(S)/selftest-tools.sh
 	@$(S)/tap-run.sh $(T)/tools.tap "make help: every target and variable has its entry" \
 		$(S)/make-help.sh Makefile --check
-	@$(S)/tap-run.sh $(T)/tools.tap "wrong source variables (KERNEL_TREE, LINUX_TARBALL, a misspelling) stop with what to give, leaving no build directory" \
+	@$(S)/tap-run.sh $(T)/tools.tap "wrong source variables (KERNEL_TREE, LINUX_TARBALL, a misspelling) and FSTESTS_PART stop with what to give, leaving no build directory" \
 		$(S)/invocation-check.sh
 
 # The series of this base on the host: repo copies, quilt, make send.

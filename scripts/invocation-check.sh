@@ -6,7 +6,8 @@
 # a tree that has the series applied already (its HEAD is no base);
 # LINUX_TARBALL= a directory, or a file that does not exist (also after
 # a first build, when the sources are unpacked already); a misspelled
-# LINUX_TARBAL= on make's command line. Runs scripts/kernel-tree.sh on
+# LINUX_TARBAL= on make's command line; and make fstests' FSTESTS_PART=
+# a part that is none. Runs scripts/kernel-tree.sh on
 # a scratch build directory and make -n; needs no kernel. Prints one
 # "ok"/"FAIL" line per case; exits 1 on any failure.
 set -euo pipefail
@@ -56,4 +57,7 @@ expect "KERNEL_TREE= a tree with the series applied" 'has the series applied .*g
 	tree "$tmp/applied"
 expect "make LINUX_TARBAL= (misspelled)" 'LINUX_TARBAL=x: no such variable; the sources are given by LINUX_TARBALL' \
 	make -n -C "$here/.." help LINUX_TARBAL=x
+# A part of the fstests list that is not one.
+expect "make fstests FSTESTS_PART=4/3" 'FSTESTS_PART=4/3: give K/N, the K-th of N parts' \
+	make -n -C "$here/.." fstests FSTESTS_PART=4/3
 exit $fail

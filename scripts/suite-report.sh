@@ -174,8 +174,9 @@ for k in baseline patched; do
 	awk -F'\t' '{ n[$3]++ } END { printf "%d pass, %d fail, %d not run\n", n["pass"], n["fail"], n["not run"] }' \
 		"$out/$suite-$k.rows"
 	# What the run says of how it reached the series' paths (limits,
-	# the huge zero folio, memory, splits per device and pass).
-	[ ! -s "$log" ] || grep -aE '^WB-(FSTESTS|BLKTESTS) (device|huge|buddyinfo|splits|frag|fragmented|reach)' "$log" | tr -d '\r' || true
+	# the huge zero folio, memory, splits per device and pass) and how
+	# long its set-up took.
+	[ ! -s "$log" ] || grep -aE '^WB-(FSTESTS|BLKTESTS) (device|huge|buddyinfo|splits|frag|fragmented|reach|setup)' "$log" | tr -d '\r' || true
 	# reach: "MARK reach WHERE trim N tried N ...", WHERE as in the
 	# pass lines: WHERE, then the counters as they came (tabs).
 	if [ -s "$log" ]; then

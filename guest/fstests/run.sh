@@ -20,7 +20,8 @@
 # 1 KiB blocks, and so on) and ends with "WB-FSTESTS end FS [1k] RC
 # SECONDS"; between them is check's own output, which
 # scripts/suite-report.sh reads; before the end, "WB-FSTESTS reach FS
-# [1k] ..." counts what of the series the pass ran (reach.sh).
+# [1k] ..." counts what of the series the pass ran (reach.sh). "WB-FSTESTS
+# setup STEP" lines time the set-up's steps.
 set -euo pipefail
 
 list=$1 block=$2
@@ -66,14 +67,25 @@ for d in "$test_dev" "$scratch_dev"; do
 	echo "WB-FSTESTS device $d max_sectors_kb $(cat "$q/max_sectors_kb") write_zeroes_max_bytes $(cat "$q/write_zeroes_max_bytes") logical_block_size $(cat "$q/logical_block_size")"
 done
 
+# step_done STEP T0: how long a set-up step took since T0 (date +%s),
+# and the time since boot: on a debug kernel under TCG the set-up takes
+# a good part of the run.
+step_done() {
+	echo "WB-FSTESTS setup $1 $(( $(date +%s) - $2 ))s, $(cut -d' ' -f1 /proc/uptime)s after boot"
+}
+step_done start "$(date +%s)"
+
 # The huge zero folio before memory is fragmented (it needs an order-9
 # block): a zeroout large enough to ask for it.
+t0=$(date +%s)
 before=$(awk '$1 == "thp_zero_page_alloc" { print $2 }' /proc/vmstat)
 blkdiscard -z -l 4M "/dev/$scratch_dev"
 echo "WB-FSTESTS huge zero folio: thp_zero_page_alloc $before -> $(awk '$1 == "thp_zero_page_alloc" { print $2 }' /proc/vmstat)"
+step_done zeroout "$t0"
 
 # 70 % of what is available held, every other page of it given back; no
 # proactive compaction to move the held pages and close the holes.
+t0=$(date +%s)
 echo 0 >/proc/sys/vm/compaction_proactiveness 2>/dev/null || true
 /fstests/frag "$(awk '$1 == "MemAvailable:" { print int($2 * 0.7) }' /proc/meminfo)" >/tmp/frag.out &
 frag=$!
@@ -88,6 +100,7 @@ else
 	echo "WB-FSTESTS error frag did not fragment memory: the run goes on unfragmented"
 fi
 echo "WB-FSTESTS buddyinfo $(awk '{ $1 = $2 = $3 = ""; printf "%s;", $0 }' /proc/buddyinfo)"
+step_done frag "$t0"
 
 # split_count DEV [start]: how many bios blk-mq split on DEV (block_split
 # events) since "split_count DEV start", counted by a trace instance of
@@ -109,7 +122,9 @@ split_count() {
 	echo "$n"
 }
 
+t0=$(date +%s)
 reach_setup
+step_done reach "$t0"
 cd /opt/fstests
 mkdir -p /mnt/test /mnt/scratch
 for fs in "$@"; do
@@ -141,11 +156,13 @@ for fs in "$@"; do
 	rc=0
 	force=-f
 	[ "$fs" != ext4 ] || force=-F
+	t0=$(date +%s)
 	# shellcheck disable=SC2086 # MKFS_OPTIONS: options, or none
 	if ! "mkfs.$fs" -q "$force" $MKFS_OPTIONS "$TEST_DEV" >/tmp/mkfs.log 2>&1; then
 		echo "WB-FSTESTS error mkfs.$fs of $TEST_DEV: $(tr '\n' ' ' </tmp/mkfs.log)"
 		rc=1
 	else
+		step_done "mkfs.$fs" "$t0"
 		# Through a pipe: check's output is its report, with no
 		# terminal control.
 		./check --exact-order "${mine[@]}" | cat || rc=$?
