@@ -512,12 +512,14 @@ FT              := $(B)/fstests
 FT_DEBUG_OBJ    := $(BT_OBJ)-debug
 FT_OBJ          := $(if $(FSTESTS_DEBUG),$(FT_DEBUG_OBJ),$(BT_OBJ))
 FT_NAME         := fstests$(if $(filter default,$(FSTESTS_BLOCK)),,-$(FSTESTS_BLOCK))$(if $(FSTESTS_DEBUG),-debug)$(if $(FSTESTS_PART),-$(subst /,of,$(FSTESTS_PART)))
-FT_CMD          := /fstests/run.sh /opt/fstests/$(FT_NAME).tests $(FSTESTS_BLOCK) $(FSTESTS_FS)
+# The list a run sends, in $(FT) (the guest's /opt/fstests), named by the run.
+FT_TESTS        := $(FT_NAME).tests
+FT_CMD          := /fstests/run.sh /opt/fstests/$(FT_TESTS) $(FSTESTS_BLOCK) $(FSTESTS_FS)
 ## fstests-build: unpack and build fstests
 fstests-build: deps
 	@$(S)/deps.sh fstests
 	@$(S)/suite-build.sh $(FSTESTS_TAR) $(FT)
-	@$(S)/list-part.sh $(FSTESTS_LIST) $(or $(FSTESTS_PART),1/1) >$(FT)/$(FT_NAME).tests
+	@$(S)/list-part.sh $(FSTESTS_LIST) $(or $(FSTESTS_PART),1/1) >$(FT)/$(FT_TESTS)
 
 $(addprefix kernel-suites-debug-,$(BT_NAMES)): kernel-suites-debug-%: apply
 	$(call suites-kernel,$*,$(FT_DEBUG_OBJ),config/debug.config config/suites-debug.config)
@@ -547,7 +549,7 @@ fstests:
 	@$(MAKE) --no-print-directory $(addprefix $(FT_KERNEL)-,$(BT_NAMES)) fstests-build initramfs
 	@$(MAKE) --no-print-directory -j2 $(FT_RUNS)
 	@rc=0; $(S)/suite-report.sh $(FT_NAME) $(T) $(T)/$(FT_NAME)-boot-baseline/output.log \
-		$(T)/$(FT_NAME)-boot-patched/output.log $(FT)/$(FT_NAME).tests || rc=1; \
+		$(T)/$(FT_NAME)-boot-patched/output.log $(FT)/$(FT_TESTS) || rc=1; \
 	$(S)/tap-summary.sh $(FSTESTS_TAP) || true; exit $$rc
 
 ## tool-checks: shellcheck, make help's check, the scanners on recorded logs

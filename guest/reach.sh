@@ -24,25 +24,24 @@
 reach_tr=/sys/kernel/tracing
 reach_names=(trim tried nowalk zerobio zerohuge)
 
-# reach_ranges FUNC...: "FUNC START END" for each FUNC of this kernel:
-# its addresses, to the next higher symbol's, from one read of
-# /proc/kallsyms by awk. Not sort(1): coreutils' sort of it took 172 s
-# in a KASAN guest under TCG (busybox's 1 s, a read 0 s), and a sort per
-# caller held the debug guests' set-up for over 10 minutes. Addresses
-# are 16 hex digits, so they compare as strings.
-reach_ranges() {
-	awk -v want="$*" 'BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) f[w[i]] = 1 }
-		{ a[NR] = $1 } $3 in f && !($3 in s) { s[$3] = $1 }
-		END { for (g in s) { e = ""
-			for (i = 1; i <= NR; i++) if (a[i] > s[g] && (e == "" || a[i] < e)) e = a[i]
-			if (e != "") print g, "0x" s[g], "0x" e } }' /proc/kallsyms
+# reach_range FUNC: "START END", FUNC's addresses, to the next higher
+# symbol's, from /proc/kallsyms read by awk as it is. Not sort(1):
+# coreutils' sort of it took 172 s in a KASAN guest under TCG (busybox's
+# 1 s, a read 0 s), and a sort per caller held the debug guests' set-up
+# for over 10 minutes. Addresses are 16 hex digits: they compare as
+# strings.
+reach_range() {
+	awk -v f="$1" '{ a[NR] = $1 } $3 == f && s == "" { s = $1 }
+		END { if (s == "") exit
+			for (i = 1; i <= NR; i++) if (a[i] > s && (e == "" || a[i] < e)) e = a[i]
+			if (e != "") print "0x" s, "0x" e }' /proc/kallsyms
 }
 
 # reach_define NAME p|r 'FUNC ARGS' [CALLER [MORE_FILTER]]: the kprobe
 # (p) or kretprobe (r) event wb/NAME on FUNC, fetching ARGS, and the
 # filter of its counter: called from CALLER, and MORE_FILTER. Nothing
 # where FUNC or CALLER is not a function of this kernel.
-declare -A reach_filter reach_kept reach_range
+declare -A reach_filter reach_kept
 reach_define() {
 	local name=$1 caller=${4:-} more=${5:-} range filter=
 	if [ "$(cat "$reach_tr/instances/wb_reach_$name/events/wb/$name/enable" 2>/dev/null)" = 1 ]; then
@@ -52,7 +51,7 @@ reach_define() {
 	fi
 	echo "$2:wb/$name $3" >>"$reach_tr/kprobe_events" 2>/dev/null || return 0
 	if [ -n "$caller" ]; then
-		range=${reach_range[$caller]:-}
+		range=$(reach_range "$caller")
 		if [ -z "$range" ]; then
 			echo "-:wb/$name" >>"$reach_tr/kprobe_events"
 			return 0
@@ -70,13 +69,9 @@ reach_define() {
 # again between two passes. A later run in the same boot (a loop of
 # runs) counts with the counters the first one enabled.
 reach_setup() {
-	local name t range
+	local name t
 	[ -d "$reach_tr/instances" ] || mount -t tracefs nodev "$reach_tr" 2>/dev/null || true
 	[ -w "$reach_tr/kprobe_events" ] || return 0
-	# The callers reach_define's filters name.
-	while read -r name t range; do
-		reach_range[$name]="$t $range"
-	done < <(reach_ranges bio_iov_iter_get_pages_split __blkdev_issue_zero_pages)
 	# shellcheck disable=SC2016 # the kernel's fetch arguments
 	{
 		reach_define trim p 'bio_iov_iter_trim caller=$stack0:x64' bio_iov_iter_get_pages_split

@@ -73,7 +73,6 @@ done
 step_done() {
 	echo "WB-FSTESTS setup $1 $(( $(date +%s) - $2 ))s, $(cut -d' ' -f1 /proc/uptime)s after boot"
 }
-step_done start "$(date +%s)"
 
 # The huge zero folio before memory is fragmented (it needs an order-9
 # block): a zeroout large enough to ask for it.
